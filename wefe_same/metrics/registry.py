@@ -1,0 +1,181 @@
+"""One registry of frozen metric specs: name, function, template, order, randomness.
+
+Whether lower is better lives here, not in the metric functions (like scikit-learn's
+scorer specs). An unknown name fails with the list of valid names.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from ..errors import MetricError, unknown_name
+from ..query import AtLeast, Template
+from .direct_bias import direct_bias
+from .result import MetricResult
+from .rnd import rnd
+from .rnsb import rnsb
+from .same import same
+from .weat import mac, weat, weat_effect_size
+
+Order = Literal["abs", "ascending", "descending", "ideal"]
+Arrays = list[np.ndarray]
+
+#: What each order relation means (seed 002 §3.1: the relation says which score is less biased).
+ORDER_MEANING: dict[Order, str] = {
+    "abs": "|x| ascending (0 is unbiased)",
+    "ascending": "x ascending (0 is unbiased)",
+    "descending": "x descending (higher is fairer)",
+    "ideal": "|x − ideal| ascending",
+}
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """Everything the framework knows about one metric.
+
+    Attributes
+    ----------
+    name : str
+    func : callable
+        The pure function on arrays; its keyword-only parameters are the metric's options.
+    call : callable (targets, attributes, **options) -> MetricResult
+        Spreads a subquery's arrays onto ``func``.
+    template : Template
+    order : {"abs", "ascending", "descending", "ideal"}
+    ideal : float
+        The unbiased value (used by ``order="ideal"``).
+    stochastic : bool
+        Takes ``random_state``.
+    vectors : {"unit", "raw"}
+        Which vectors the function receives.
+    aligned_targets : bool
+        Target sets are aligned tuples by position; a missing word drops its tuple.
+    formula, reference : str
+        For the docs and ``wefe-same metrics``.
+    """
+
+    name: str
+    func: Callable[..., MetricResult]
+    call: Callable[..., MetricResult]
+    template: Template
+    order: Order
+    formula: str
+    reference: str
+    ideal: float = 0.0
+    stochastic: bool = False
+    vectors: Literal["unit", "raw"] = "unit"
+    aligned_targets: bool = False
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """Keyword-only options of ``func`` and their defaults (``random_state`` excluded)."""
+        return {
+            p.name: p.default
+            for p in inspect.signature(self.func).parameters.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "random_state"
+        }
+
+    def compute(
+        self,
+        targets: Arrays,
+        attributes: Arrays,
+        options: Mapping[str, Any] | None = None,
+        random_state: int | None = None,
+    ) -> MetricResult:
+        kwargs = dict(options or {})
+        if self.stochastic:
+            kwargs["random_state"] = random_state
+        return self.call(targets, attributes, **kwargs)
+
+
+METRICS: dict[str, MetricSpec] = {
+    s.name: s
+    for s in [
+        MetricSpec(
+            name="WEAT", func=weat,
+            call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
+            template=Template(2, 2), order="abs",
+            formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
+            reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
+        ),
+        MetricSpec(
+            name="WEAT-ES", func=weat_effect_size,
+            call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
+            template=Template(2, 2), order="abs",
+            formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
+            reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
+        ),
+        MetricSpec(
+            name="RND", func=rnd,
+            call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
+            template=Template(2, 1), order="abs", vectors="raw",
+            formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
+            reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",
+        ),
+        MetricSpec(
+            name="RNSB", func=rnsb,
+            call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
+            template=Template(AtLeast(2), 2), order="ascending", stochastic=True,
+            formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
+            reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",
+        ),
+        MetricSpec(
+            name="MAC", func=mac,
+            call=lambda t, a, **o: mac(t[0], *a, **o),
+            template=Template(1, AtLeast(1)), order="ideal", ideal=1.0,
+            formula="mean_{t∈T, j} mean_{a∈Aj} (1 − cos(t, a))",
+            reference="Manzini, Lim, Tsvetkov & Black 2019, NAACL",
+        ),
+        MetricSpec(
+            name="SAME", func=same,
+            call=lambda t, a, **o: same(a[0], *t, **o),
+            template=Template(AtLeast(2), 1), order="ascending",
+            formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
+            reference="Schröder, Schulz & Hammer 2024 (seed 001 §3)",
+        ),
+        MetricSpec(
+            name="DirectBias", func=direct_bias,
+            call=lambda t, a, **o: direct_bias(a[0], *t, **o),
+            template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
+            formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
+            reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: seed 001 eq. 17",
+        ),
+    ]
+}
+
+
+def get_metric(name: str) -> MetricSpec:
+    try:
+        return METRICS[name]
+    except KeyError:
+        raise MetricError(unknown_name("metric", name, METRICS)) from None
+
+
+def resolve_metrics(names: Iterable[str] | None) -> list[MetricSpec]:
+    """Specs for ``names`` (all metrics when None), in the order given."""
+    if names is None:
+        return list(METRICS.values())
+    names = list(names)
+    if not names:
+        raise MetricError("no metric given; valid metrics are: " + ", ".join(METRICS))
+    return [get_metric(n) for n in dict.fromkeys(names)]
+
+
+def check_options(specs: Iterable[MetricSpec], metric_options: Mapping[str, Mapping[str, Any]] | None) -> None:
+    """Every option must name a selected metric and one of its keyword-only parameters."""
+    specs = {s.name: s for s in specs}
+    for metric, opts in (metric_options or {}).items():
+        if metric not in specs:
+            raise MetricError(
+                f"metric_options names metric {metric!r}, which is not selected; selected: {', '.join(specs)}"
+            )
+        allowed = specs[metric].options
+        for key in opts:
+            if key not in allowed:
+                valid = ", ".join(allowed) or "none"
+                raise MetricError(f"metric {metric!r} has no option {key!r}; its options: {valid}")

@@ -1,0 +1,47 @@
+"""The one result type every metric returns, with the same fields on every path."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class MetricResult:
+    """A metric's value, its details, and the reason when the value is NaN.
+
+    Attributes
+    ----------
+    value : float
+        The score; NaN when the metric is undefined on its input.
+    details : mapping of str to float
+        Intermediate quantities (same keys on every path of one metric).
+    reason : str or None
+        Why ``value`` is NaN; None when it is a number.
+
+    >>> MetricResult(0.5, {"n": 3}).to_frame()
+       value reason  n
+    0    0.5   None  3
+    """
+
+    value: float
+    details: Mapping[str, float] = field(default_factory=dict)
+    reason: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "value", float(self.value))
+        object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+        if math.isnan(self.value) and not self.reason:
+            raise ValueError("a NaN metric value needs a reason")
+
+    @classmethod
+    def undefined(cls, reason: str, details: Mapping[str, float]) -> MetricResult:
+        """A NaN result; ``details`` carries the same keys as the defined path (NaN-filled)."""
+        return cls(math.nan, details, reason)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame([{"value": self.value, "reason": self.reason, **self.details}])

@@ -1,0 +1,26 @@
+"""Relative Norm Distance (Garg et al. 2018, eq. 3; seed 002 §4.1)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .result import MetricResult
+
+
+def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True) -> MetricResult:
+    """Σ_{a∈A} (‖avg(T1) − a‖ − ‖avg(T2) − a‖); 0 means no bias, positive means A is closer to T2.
+
+    Parameters
+    ----------
+    T1, T2, A : ndarray, shapes (n1, d), (n2, d), (m, d)
+        Raw vectors.
+    normalize : bool, default True
+        Scale every vector to unit length first, as Garg et al. do; ``False`` uses the
+        raw vectors, as WEFE does.
+    """
+    if normalize:
+        T1, T2, A = (M / np.linalg.norm(M, axis=1, keepdims=True) for M in (T1, T2, A))
+    d1 = np.linalg.norm(A - T1.mean(axis=0), axis=1)
+    d2 = np.linalg.norm(A - T2.mean(axis=0), axis=1)
+    diff = d1 - d2
+    return MetricResult(diff.sum(), {"share_closer_to_targets_1": float(np.mean(diff < 0))})

@@ -1,0 +1,94 @@
+"""Aggregation by each metric's order relation, and rankings (seed 002 §3.2, §4.2).
+
+Aggregation must be monotone in the metric's order: mean |x| for |x|-ordered metrics,
+mean x for ascending and descending ones, mean |x − ideal| for an ideal value. After
+aggregation every column is "lower is less biased" except descending metrics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .errors import MetricError, bad_parameter
+from .metrics.registry import MetricSpec
+
+Ties = Literal["min", "average", "max", "dense", "first"]
+NanPolicy = Literal["skip", "propagate"]
+OVERALL = "overall"
+
+
+def to_bias_scale(values: pd.DataFrame | pd.Series, spec: MetricSpec) -> pd.DataFrame | pd.Series:
+    """Map scores onto the scale whose mean is monotone in the metric's order."""
+    if spec.order == "abs":
+        return values.abs()
+    if spec.order == "ideal":
+        return (values - spec.ideal).abs()
+    return values
+
+
+def aggregate(
+    scores: pd.DataFrame,
+    spec: MetricSpec,
+    column_sets: Mapping[str, str],
+    weights: Mapping[str, int],
+    *,
+    nan_policy: NanPolicy = "skip",
+) -> pd.DataFrame:
+    """Per-query-set and overall aggregates of one metric's score matrix.
+
+    Parameters
+    ----------
+    scores : DataFrame, models × subqueries
+    column_sets : mapping subquery id → query set name
+    weights : mapping query set name → number of its queries that fit the metric
+    nan_policy : {"skip", "propagate"}
+        "skip" averages the defined scores (the count is reported); "propagate" makes
+        any NaN score give a NaN aggregate.
+
+    Returns
+    -------
+    DataFrame, models × (query sets …, "overall")
+        The overall column is the mean of the query-set aggregates weighted by query-set
+        size (seed 002 §4.2).
+    """
+    if nan_policy not in ("skip", "propagate"):
+        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip' or 'propagate'", nan_policy))
+    skipna = nan_policy == "skip"
+    scaled = to_bias_scale(scores, spec)
+    sets = list(dict.fromkeys(column_sets[c] for c in scores.columns))
+    per_set = pd.DataFrame(
+        {qs: scaled[[c for c in scores.columns if column_sets[c] == qs]].mean(axis=1, skipna=skipna)
+         for qs in sets},
+        index=scores.index,
+    )
+    w = np.array([weights[qs] for qs in sets], dtype=float)
+    values = per_set.to_numpy()
+    defined = ~np.isnan(values)
+    if skipna:
+        total = (np.where(defined, values, 0.0) * w).sum(axis=1)
+        norm = (defined * w).sum(axis=1)
+        overall = np.divide(total, norm, out=np.full(len(values), np.nan), where=norm > 0)
+    else:
+        overall = (values * w).sum(axis=1) / w.sum()
+    per_set[OVERALL] = overall
+    return per_set
+
+
+def rank_column(values: pd.Series, spec: MetricSpec, ties: Ties = "min") -> pd.Series:
+    """1 = least biased; NaN stays NaN (shown, never ranked)."""
+    if ties not in ("min", "average", "max", "dense", "first"):
+        raise MetricError(bad_parameter("ties", "rank", "one of min, average, max, dense, first", ties))
+    ranks = values.rank(method=ties, ascending=spec.order != "descending", na_option="keep")
+    return ranks if ties == "average" else ranks.astype("Int64")
+
+
+def rank_table(aggregates: Mapping[str, pd.DataFrame], specs: Sequence[MetricSpec], column: str,
+               ties: Ties = "min") -> pd.DataFrame:
+    """Models × metrics ranks for one aggregate column (a query set or "overall")."""
+    return pd.DataFrame(
+        {s.name: rank_column(aggregates[s.name][column], s, ties) for s in specs}
+    ).rename_axis(index="model", columns="metric")

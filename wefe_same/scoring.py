@@ -1,0 +1,203 @@
+"""Score matrices: every metric on every (model, subquery), seed 002 §3.2.
+
+Each model is read once: the union of every query word is looked up in one pass, and
+every metric then works on that small :class:`~wefe_same.vectors.VectorTable`.
+A set that lost too many words makes its subquery NaN with the reason; it never stops
+the run.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import zlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .errors import MetricError, bad_parameter
+from .metrics.registry import MetricSpec
+from .metrics.result import MetricResult
+from .models.sources import ModelSource
+from .query import Query, QuerySet, WordSet
+from .vectors import VectorTable, build_table
+
+DETAIL_COLUMNS = [
+    "model", "metric", "query_set", "subquery", "value",
+    "words_found", "missing_words", "reason", "metric_details",
+]
+
+
+@dataclass(frozen=True)
+class Subquery:
+    """One column of a score matrix: a subquery and the query set it came from."""
+
+    query_set: str
+    query: Query
+
+    @property
+    def column(self) -> str:
+        return f"{self.query_set}:{self.query.id}"
+
+
+def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
+    """Q_F = Q_1(s) ∪ … ∪ Q_r(s): subqueries of the metric's template, duplicates merged."""
+    out: dict[str, Subquery] = {}
+    for qs in query_sets:
+        for query in qs.queries:
+            for sub in query.subqueries(spec.template):
+                out.setdefault(Subquery(qs.name, sub).column, Subquery(qs.name, sub))
+    if not out:
+        labels = "; ".join(f"{qs.name}: " + ", ".join(
+            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets)
+        raise MetricError(
+            f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
+        )
+    return list(out.values())
+
+
+def query_words(query_sets: Sequence[QuerySet]) -> frozenset[str]:
+    return frozenset().union(*(qs.words for qs in query_sets))
+
+
+def stream_seed(seed: int, *keys: str) -> int:
+    """A seed for one (metric, subquery): the same for every model, whatever else runs.
+
+    Using the same random draws for every model compares models on equal terms.
+    """
+    entropy = [seed, *(zlib.crc32(k.encode("utf-8")) for k in keys)]
+    return int(np.random.SeedSequence(entropy).generate_state(1)[0])
+
+
+@dataclass(frozen=True)
+class Prepared:
+    targets: list[np.ndarray]
+    attributes: list[np.ndarray]
+    words_found: int
+    missing: list[str]
+    reason: str | None
+
+
+def _loss_reason(ws: WordSet, lost: int, total: int, threshold: float, unit: str) -> str | None:
+    if lost == total:
+        return f"set {ws.name!r} has no {unit} in the model"
+    if lost / total > threshold:
+        return f"set {ws.name!r} lost {lost} of {total} {unit}s ({lost / total:.0%} > {threshold:.0%})"
+    return None
+
+
+def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float) -> Prepared:
+    """Arrays of one subquery after the out-of-vocabulary policy."""
+    get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
+    missing = [w for s in (*query.targets, *query.attributes) for w in s.words if w not in table]
+    reasons: list[str] = []
+    found = 0
+
+    if spec.aligned_targets:
+        lengths = {len(s) for s in query.targets}
+        if len(lengths) > 1:
+            reasons.append("target sets are not aligned tuples: lengths "
+                           + ", ".join(f"{s.name}={len(s)}" for s in query.targets))
+            targets = []
+        else:
+            tuples = list(zip(*(s.words for s in query.targets)))
+            kept = [t for t in tuples if all(w in table for w in t)]
+            reason = _loss_reason(query.targets[0], len(tuples) - len(kept), len(tuples), threshold, "tuple")
+            if reason:
+                reasons.append(reason.replace(f"set {query.targets[0].name!r}", "the target sets"))
+            targets = [get(list(col)) for col in zip(*kept)] if kept else []
+            found += len(kept) * len(query.targets)
+    else:
+        targets = []
+        for s in query.targets:
+            words, lost = table.split(s.words)
+            reason = _loss_reason(s, len(lost), len(s), threshold, "word")
+            reasons += [reason] if reason else []
+            targets.append(get(words) if words else None)
+            found += len(words)
+
+    attributes = []
+    for s in query.attributes:
+        words, lost = table.split(s.words)
+        reason = _loss_reason(s, len(lost), len(s), threshold, "word")
+        reasons += [reason] if reason else []
+        attributes.append(get(words) if words else None)
+        found += len(words)
+    return Prepared(targets, attributes, found, missing, "; ".join(reasons) or None)
+
+
+def _json(details: Mapping[str, Any]) -> str:
+    def clean(v: Any) -> Any:
+        v = v.item() if isinstance(v, np.generic) else v
+        return None if isinstance(v, float) and math.isnan(v) else v
+
+    return json.dumps({k: clean(v) for k, v in details.items()}, sort_keys=True)
+
+
+@dataclass
+class ModelScores:
+    """Everything one model contributed to a run."""
+
+    name: str
+    description: dict[str, str]
+    fingerprint: str
+    lookups: pd.DataFrame
+    details: pd.DataFrame
+
+
+def score_model(
+    source: ModelSource,
+    query_sets: Sequence[QuerySet],
+    plan: Sequence[tuple[MetricSpec, list[Subquery]]],
+    *,
+    metric_options: Mapping[str, Mapping[str, Any]],
+    seed: int,
+    missing_threshold: float,
+    on_metric_done: Any = None,
+) -> ModelScores:
+    """One model: one lookup pass, then every metric on every subquery."""
+    table = build_table(source, query_words(query_sets))
+    rows = []
+    for spec, subqueries in plan:
+        options = metric_options.get(spec.name, {})
+        for sub in subqueries:
+            prep = prepare(table, sub.query, spec, missing_threshold)
+            if prep.reason:
+                result = MetricResult.undefined(prep.reason, {})
+            else:
+                random_state = stream_seed(seed, spec.name, sub.column) if spec.stochastic else None
+                result = spec.compute(prep.targets, prep.attributes, options, random_state)
+            rows.append((table.model, spec.name, sub.query_set, sub.column, result.value,
+                         prep.words_found, " ".join(prep.missing), result.reason, _json(result.details)))
+        if on_metric_done is not None:
+            on_metric_done()
+    return ModelScores(
+        name=table.model,
+        description=source.describe(),
+        fingerprint=table.fingerprint(),
+        lookups=table.lookup_frame(),
+        details=pd.DataFrame(rows, columns=DETAIL_COLUMNS),
+    )
+
+
+def score_matrices(details: pd.DataFrame, plan: Sequence[tuple[MetricSpec, list[Subquery]]],
+                   models: Sequence[str]) -> dict[str, pd.DataFrame]:
+    """Per metric a DataFrame: index = model (in run order), columns = subquery ids."""
+    out = {}
+    for spec, subqueries in plan:
+        part = details[details["metric"] == spec.name]
+        # pivot (not pivot_table): a duplicate (model, subquery) is a bug and must raise.
+        matrix = part.pivot(index="model", columns="subquery", values="value")
+        matrix = matrix.reindex(index=list(models), columns=[s.column for s in subqueries])
+        matrix.index.name, matrix.columns.name = "model", "subquery"
+        out[spec.name] = matrix
+    return out
+
+
+def check_threshold(missing_threshold: float) -> float:
+    if not (isinstance(missing_threshold, (int, float)) and 0 <= missing_threshold <= 1):
+        raise MetricError(bad_parameter("missing_threshold", "rank", "a share in [0, 1]", missing_threshold))
+    return float(missing_threshold)

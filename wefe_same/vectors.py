@@ -1,0 +1,142 @@
+"""VectorTable: the unit and raw vectors of a run's vocabulary, looked up in one pass.
+
+Casing fallback is tried in a fixed order (exact, lower, title) and recorded per word.
+A zero vector cannot be normalised; it is reported like an unknown word.
+
+>>> from wefe_same.models.sources import ArraySource
+>>> src = ArraySource("toy", ["he", "She", "it"], np.array([[3.0, 4.0], [0.0, 2.0], [0.0, 0.0]]))
+>>> table = build_table(src, ["he", "she", "it", "they"])
+>>> table.unit_vectors(["he"]).round(2).tolist()
+[[0.6, 0.8]]
+>>> [(lk.word, lk.found_as, lk.status) for lk in table.lookups]
+[('he', 'he', 'exact'), ('it', 'it', 'zero vector'), ('she', 'She', 'title'), ('they', None, 'missing')]
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from .models.sources import ModelSource
+
+LookupStatus = Literal["exact", "lower", "title", "missing", "zero vector", "non-finite vector"]
+CASINGS: tuple[tuple[LookupStatus, object], ...] = (
+    ("exact", str),
+    ("lower", str.lower),
+    ("title", str.title),
+)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """How one requested word was found (or why not)."""
+
+    word: str
+    found_as: str | None
+    status: LookupStatus
+
+    @property
+    def found(self) -> bool:
+        return self.status in ("exact", "lower", "title")
+
+
+def _candidates(word: str) -> list[tuple[LookupStatus, str]]:
+    out: list[tuple[LookupStatus, str]] = []
+    for status, fold in CASINGS:
+        form = fold(word)  # type: ignore[operator]
+        if form not in (f for _, f in out):
+            out.append((status, form))
+    return out
+
+
+class VectorTable:
+    """Vectors of the words one model knows, rows aligned with :attr:`words`.
+
+    Attributes
+    ----------
+    model : str
+    words : tuple of str, length n
+        Requested words that were found with a non-zero vector, sorted.
+    raw : ndarray, shape (n, d)
+    unit : ndarray, shape (n, d)
+        ``raw`` scaled to unit length, once per table.
+    lookups : tuple of Lookup
+        One entry per requested word, sorted by word.
+    """
+
+    def __init__(self, model: str, vectors: dict[str, np.ndarray], lookups: Sequence[Lookup]):
+        self.model = model
+        self.lookups = tuple(sorted(lookups, key=lambda lk: lk.word))
+        self.words = tuple(sorted(vectors))
+        self._row = {w: i for i, w in enumerate(self.words)}
+        if self.words:
+            self.raw = np.vstack([vectors[w] for w in self.words]).astype(np.float64)
+        else:
+            self.raw = np.zeros((0, 0))
+        norms = np.linalg.norm(self.raw, axis=1, keepdims=True) if self.words else 1.0
+        self.unit = self.raw / norms
+
+    @property
+    def dim(self) -> int:
+        return int(self.raw.shape[1]) if self.words else 0
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._row
+
+    def split(self, words: Iterable[str]) -> tuple[list[str], list[str]]:
+        """(found, missing), each in the order given."""
+        found, missing = [], []
+        for w in words:
+            (found if w in self._row else missing).append(w)
+        return found, missing
+
+    def unit_vectors(self, words: Sequence[str]) -> np.ndarray:
+        return self.unit[[self._row[w] for w in words]]
+
+    def raw_vectors(self, words: Sequence[str]) -> np.ndarray:
+        return self.raw[[self._row[w] for w in words]]
+
+    def fingerprint(self) -> str:
+        """sha256 over the words and raw vectors: identifies what the run actually used."""
+        h = hashlib.sha256()
+        for w in self.words:
+            h.update(w.encode("utf-8") + b"\0")
+        h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
+        return h.hexdigest()
+
+    def lookup_frame(self) -> pd.DataFrame:
+        """One row per requested word: model, word, found_as, status."""
+        return pd.DataFrame(
+            [(self.model, lk.word, lk.found_as, lk.status) for lk in self.lookups],
+            columns=["model", "word", "found_as", "status"],
+        )
+
+
+def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
+    """Look every word up in ``source`` in one call, with casing fallback."""
+    words = sorted(set(words))
+    candidates = {w: _candidates(w) for w in words}
+    found = source.lookup({form for cands in candidates.values() for _, form in cands})
+    vectors: dict[str, np.ndarray] = {}
+    lookups: list[Lookup] = []
+    for w in words:
+        hit = next(((status, form) for status, form in candidates[w] if form in found), None)
+        if hit is None:
+            lookups.append(Lookup(w, None, "missing"))
+            continue
+        status, form = hit
+        vec = np.asarray(found[form], dtype=np.float64)
+        if not np.all(np.isfinite(vec)):
+            lookups.append(Lookup(w, form, "non-finite vector"))
+            continue
+        if not np.any(vec):
+            lookups.append(Lookup(w, form, "zero vector"))
+            continue
+        vectors[w] = vec
+        lookups.append(Lookup(w, form, status))
+    return VectorTable(source.name, vectors, lookups)
