@@ -26,10 +26,11 @@ def correlations(rankings: pd.DataFrame, method: Method = "spearman") -> tuple[p
 
     >>> r = pd.DataFrame({"a": [1, 2, 3, 4], "b": [1, 2, 4, 3], "c": [4, 3, 2, 1]})
     >>> correlations(r)[0].round(2)
-         a    b    c
-    a  1.0  0.8 -1.0
-    b  0.8  1.0 -0.8
-    c -1.0 -0.8  1.0
+    metric    a    b    c
+    metric
+    a       1.0  0.8 -1.0
+    b       0.8  1.0 -0.8
+    c      -1.0 -0.8  1.0
     """
     if method not in ("spearman", "kendall"):
         raise MetricError(bad_parameter("method", "correlations", "'spearman' or 'kendall'", method))

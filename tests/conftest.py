@@ -1,0 +1,36 @@
+import matplotlib
+import numpy as np
+import pytest
+
+matplotlib.use("Agg")
+
+from wefe_same import Query, WordSet  # noqa: E402
+from wefe_same.models import ArraySource  # noqa: E402
+
+GENDER_WORDS = ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher",
+                "good", "happy", "bad", "sad"]
+
+
+def random_source(name: str, seed: int, dim: int = 8, words=GENDER_WORDS) -> ArraySource:
+    return ArraySource(name, list(words), np.random.default_rng(seed).normal(size=(len(words), dim)))
+
+
+@pytest.fixture
+def toy_query() -> Query:
+    return Query(
+        [WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+        [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])],
+        name="toy",
+    )
+
+
+@pytest.fixture
+def toy_sources() -> list[ArraySource]:
+    return [random_source(f"m{i}", seed=i) for i in range(4)]
+
+
+def write_glove(path, words, matrix):
+    with open(path, "w", encoding="utf-8") as fh:
+        for w, row in zip(words, matrix):
+            fh.write(w + " " + " ".join(f"{x:.6f}" for x in row) + "\n")
+    return path

@@ -1,0 +1,151 @@
+"""The command line: the results folder contract and one-line errors with exit code 2."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import GENDER_WORDS, write_glove
+
+from wefe_same.cli import main
+
+QUERY = """
+[meta]
+name = "mini"
+[sets.male]
+words = ["he", "man"]
+source = "test"
+[sets.female]
+words = ["she", "woman"]
+source = "test"
+[sets.career]
+words = ["doctor", "engineer"]
+source = "test"
+[sets.care]
+words = ["nurse", "teacher"]
+source = "test"
+[[queries]]
+targets = ["male", "female"]
+attributes = ["career", "care"]
+"""
+
+CONTRACT = ["aggregates.csv", "rankings.csv", "correlations.csv", "details.csv", "manifest.json",
+            "figures/correlations.png", "figures/correlations.pdf"]
+
+
+@pytest.fixture
+def files(tmp_path):
+    rng = np.random.default_rng(0)
+    models = [str(write_glove(tmp_path / f"m{i}.txt", GENDER_WORDS, rng.normal(size=(12, 6))))
+              for i in range(4)]
+    query = tmp_path / "mini.toml"
+    query.write_text(QUERY)
+    return models, str(query)
+
+
+def assert_figure_not_blank(path):
+    import matplotlib.image as mpimg
+
+    pixels = mpimg.imread(path)[..., :3]
+    assert pixels.std() > 0.05 and len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50
+
+
+def assert_contract(out, n_models, metrics):
+    for name in CONTRACT + [f"scores/{m}.csv" for m in metrics]:
+        assert (out / name).is_file(), name
+    rankings = pd.read_csv(out / "rankings.csv", index_col="model")
+    assert len(rankings) >= n_models and list(rankings.columns) == metrics
+    details = pd.read_csv(out / "details.csv")
+    assert list(details.columns[:8]) == ["model", "metric", "query_set", "subquery", "value",
+                                         "words_found", "missing_words", "reason"]
+    assert details["value"].notna().any()
+    corr = pd.read_csv(out / "correlations.csv", index_col=0)
+    assert list(corr.columns) == metrics
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert {"versions", "seed", "models", "queries", "wall_time_seconds"} <= set(manifest)
+    assert all(len(m["fingerprint_sha256"]) == 64 for m in manifest["models"])
+    assert all(len(q["sha256"]) == 64 for q in manifest["queries"])
+    assert_figure_not_blank(out / "figures" / "correlations.png")
+    assert (out / "figures" / "correlations.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_rank_writes_the_whole_folder(files, tmp_path, capsys):
+    models, query = files
+    out = tmp_path / "res"
+    assert main(["rank", "--models", *models, "--queries", query, "--out", str(out), "--seed", "3"]) == 0
+    metrics = ["WEAT", "WEAT-ES", "RND", "RNSB", "MAC", "SAME", "DirectBias"]
+    assert_contract(out, 4, metrics)
+    assert "Rankings (1 = least biased" in capsys.readouterr().out
+    # Rewriting replaces the folder atomically and leaves no partial folder behind.
+    assert main(["rank", "--models", *models, "--queries", query, "--out", str(out),
+                 "--metrics", "WEAT", "SAME"]) == 0
+    assert sorted(p.name for p in (out / "scores").iterdir()) == ["SAME.csv", "WEAT.csv"]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+def test_default_run_on_the_builtin_models(tmp_path):
+    """The README's run command: every installed catalog model, gender/ethnicity/religion, all metrics."""
+    out = tmp_path / "results"
+    assert main(["rank", "--out", str(out)]) == 0
+    metrics = ["WEAT", "WEAT-ES", "RND", "RNSB", "MAC", "SAME", "DirectBias"]
+    assert_contract(out, 4, metrics)
+    rankings = pd.read_csv(out / "rankings.csv", index_col="model")
+    assert list(rankings.index) == ["glove-6b-50d", "glove-6b-50d+hard-debias",
+                                    "word2vec-gnews-weat", "word2vec-gnews-weat+hard-debias"]
+    scores = pd.read_csv(out / "scores" / "WEAT.csv", index_col="model")
+    assert scores.shape == (4, 25)  # the 25 (2,2) queries of the WEFE case study
+    assert sorted({c.split(":")[0] for c in scores.columns}) == ["ethnicity", "gender", "religion"]
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "wefe_same.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def bad_file(tmp_path, text):
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (lambda f, t: ["--models", "nosuchmodel"], "unknown model 'nosuchmodel'; valid models are: "),
+        (lambda f, t: ["--metrics", "WAET"], "unknown metric 'WAET'; valid metrics are: "),
+        (lambda f, t: ["--queries", "gendr"], "unknown query set 'gendr'"),
+        (lambda f, t: ["--queries", bad_file(t, QUERY.replace('"care"]', '"cares"]'))],
+         "bad.toml: query '#1' names unknown set 'cares'"),
+        (lambda f, t: ["--queries", bad_file(t, "[meta\n")], "bad.toml: malformed TOML"),
+        (lambda f, t: ["--queries", bad_file(t, QUERY.replace('"doctor", "engineer"', '"doctor", "doctor"'))],
+         "bad.toml: set 'career': word 'doctor' appears twice"),
+        (lambda f, t: ["--queries", f[1], "--metrics", "RNSB", "--models", "x=glove:/no/such/file.txt"],
+         "model 'x': no such file /no/such/file.txt"),
+        # One attribute set: WEAT's template (2, 2) fits no query.
+        (lambda f, t: ["--queries", bad_file(t, QUERY.replace('["career", "care"]', '["career"]')),
+                       "--metrics", "WEAT"], "metric 'WEAT' takes queries of template (2, 2), and no query fits"),
+        (lambda f, t: ["--seed", "abc"], "argument --seed: invalid int value: 'abc'"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(files, tmp_path, args, message):
+    models, _ = files
+    argv = args(files, tmp_path)
+    if "--models" not in argv:
+        argv += ["--models", *models]
+    proc = run_cli("rank", "--out", str(tmp_path / "never"), *argv)
+    assert proc.returncode == 2, proc.stderr
+    assert message in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+    assert not (tmp_path / "never").exists()
+
+
+def test_listing_commands(capsys):
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out
+    assert "glove-6b-50d+hard-debias" in out and "yes" in out
+    assert main(["metrics"]) == 0
+    assert "DirectBias" in capsys.readouterr().out
+    assert main(["queries"]) == 0
+    assert "gender" in capsys.readouterr().out
