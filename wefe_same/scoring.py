@@ -81,52 +81,48 @@ class Prepared:
     reason: str | None
 
 
-def _loss_reason(ws: WordSet, lost: int, total: int, threshold: float, unit: str) -> str | None:
+def _loss_reason(what: str, lost: int, total: int, threshold: float, unit: str) -> str | None:
     if lost == total:
-        return f"set {ws.name!r} has no {unit} in the model"
+        return f"{what} has no {unit} in the model"
     if lost / total > threshold:
-        return f"set {ws.name!r} lost {lost} of {total} {unit}s ({lost / total:.0%} > {threshold:.0%})"
+        return f"{what} lost {lost} of {total} {unit}s ({lost / total:.0%} > {threshold:.0%})"
     return None
+
+
+def _aligned_words(table: VectorTable, sets: Sequence[WordSet]) -> tuple[list[list[str]], int, int]:
+    """Columns of the tuples whose every word is known; (columns, tuples lost, tuples)."""
+    tuples = list(zip(*(s.words for s in sets)))
+    kept = [t for t in tuples if all(w in table for w in t)]
+    return [list(col) for col in zip(*kept)], len(tuples) - len(kept), len(tuples)
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float) -> Prepared:
     """Arrays of one subquery after the out-of-vocabulary policy."""
     get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
     missing = [w for s in (*query.targets, *query.attributes) for w in s.words if w not in table]
-    reasons: list[str] = []
-    found = 0
+    reasons: list[str | None] = []
+    word_lists: dict[str, list[list[str]]] = {"targets": [], "attributes": []}
 
-    if spec.aligned_targets:
-        lengths = {len(s) for s in query.targets}
-        if len(lengths) > 1:
-            reasons.append("target sets are not aligned tuples: lengths "
-                           + ", ".join(f"{s.name}={len(s)}" for s in query.targets))
-            targets = []
-        else:
-            tuples = list(zip(*(s.words for s in query.targets)))
-            kept = [t for t in tuples if all(w in table for w in t)]
-            reason = _loss_reason(query.targets[0], len(tuples) - len(kept), len(tuples), threshold, "tuple")
-            if reason:
-                reasons.append(reason.replace(f"set {query.targets[0].name!r}", "the target sets"))
-            targets = [get(list(col)) for col in zip(*kept)] if kept else []
-            found += len(kept) * len(query.targets)
-    else:
-        targets = []
-        for s in query.targets:
-            words, lost = table.split(s.words)
-            reason = _loss_reason(s, len(lost), len(s), threshold, "word")
-            reasons += [reason] if reason else []
-            targets.append(get(words) if words else None)
-            found += len(words)
+    for role in ("targets", "attributes"):
+        sets: tuple[WordSet, ...] = getattr(query, role)
+        if role == "targets" and spec.aligned_targets:
+            if len({len(s) for s in sets}) > 1:
+                reasons.append("target sets are not aligned tuples: lengths "
+                               + ", ".join(f"{s.name}={len(s)}" for s in sets))
+                continue
+            columns, lost, total = _aligned_words(table, sets)
+            reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
+            word_lists[role] = columns
+            continue
+        for s in sets:
+            words, lost_words = table.split(s.words)
+            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(s), threshold, "word"))
+            word_lists[role].append(words)
 
-    attributes = []
-    for s in query.attributes:
-        words, lost = table.split(s.words)
-        reason = _loss_reason(s, len(lost), len(s), threshold, "word")
-        reasons += [reason] if reason else []
-        attributes.append(get(words) if words else None)
-        found += len(words)
-    return Prepared(targets, attributes, found, missing, "; ".join(reasons) or None)
+    reason = "; ".join(r for r in reasons if r) or None
+    arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
+    found = sum(len(w) for lists in word_lists.values() for w in lists)
+    return Prepared(arrays["targets"], arrays["attributes"], found, missing, reason)
 
 
 def _json(details: Mapping[str, Any]) -> str:
