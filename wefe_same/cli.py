@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from .errors import WefeSameError
 
@@ -25,7 +26,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     result = rank(
         models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
         missing_threshold=args.missing_threshold, trust_pickle=args.trust_pickle,
-        correlation=args.correlation,
+        correlation=args.correlation, permutations=args.permutations, bootstrap=args.bootstrap,
     )
     out = result.save(args.out)
     import pandas as pd
@@ -36,6 +37,24 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
     print(f"\nWrote {out} in {result.manifest['wall_time_seconds']:.1f} s")
+    return 0
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .audit import PROPERTIES, audit
+
+    table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
+    marks = table[list(PROPERTIES)].replace({True: "yes", False: "no"})
+    with pd.option_context("display.width", 160):
+        print(f"Properties of the bias scores (seed 000 Defs 5-8), checked on constructed "
+              f"embeddings in {table.attrs['dim']} dimensions:")
+        print(marks.to_string())
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out)
+    print(f"\nWrote {out} (with the constructed case that breaks each property)")
     return 0
 
 
@@ -83,9 +102,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--missing-threshold", type=float, default=0.2,
                    help="share of a set's words that may be missing (default: 0.2)")
     p.add_argument("--correlation", choices=["spearman", "kendall"], default="spearman")
+    p.add_argument("--permutations", type=int, default=10_000,
+                   help="sampled splits of the WEAT permutation test when there are more than "
+                        "100 000 (else exact); 0 skips it (default: %(default)s)")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="B",
+                   help="bootstrap draws over subqueries for confidence intervals (default: 0, off)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow loading gensim .kv/.model files given by path (they run code)")
     p.set_defaults(run=_cmd_rank)
+
+    p = sub.add_parser("audit", help="check each metric's properties on constructed embeddings")
+    p.add_argument("--model", help="construct embeddings in this model's dimension")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--dim", type=int, default=300, help="dimension when no model is given (default: 300)")
+    p.add_argument("--out", default="audit.csv", help="CSV to write (default: %(default)s)")
+    p.set_defaults(run=_cmd_audit)
 
     sub.add_parser("models", help="list the built-in catalog").set_defaults(run=_cmd_models)
     sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)

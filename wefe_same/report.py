@@ -46,6 +46,12 @@ class RankResult:
         One row per (model, word): how the word was found (casing) or why not.
     manifest : dict
         Versions, seed, models and fingerprints, query files and hashes, wall time.
+    word_bias : DataFrame
+        Long format: model, metric, subquery, word, component, value — the per-word
+        scores of WEAT (s(w, A, B)), SAME (b(t) and the signed binary SAME per group
+        pair) and Direct Bias.
+    aggregates_ci, correlations_ci, rank_stability : DataFrame or None
+        Bootstrap results when ``rank(..., bootstrap=B)`` ran; None otherwise.
     """
 
     scores: dict[str, pd.DataFrame]
@@ -57,6 +63,10 @@ class RankResult:
     details: pd.DataFrame
     lookups: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
+    word_bias: pd.DataFrame | None = None
+    aggregates_ci: pd.DataFrame | None = None
+    correlations_ci: pd.DataFrame | None = None
+    rank_stability: pd.DataFrame | None = None
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
         """The annotated correlation heatmap of :attr:`correlations`."""
@@ -94,6 +104,10 @@ def write_results(result: RankResult, out: Path) -> Path:
         result.by_query_set.to_csv(tmp / "by_query_set.csv", index=False)
         result.details.to_csv(tmp / "details.csv", index=False)
         result.lookups.to_csv(tmp / "lookups.csv", index=False)
+        for name in ("word_bias", "aggregates_ci", "correlations_ci", "rank_stability"):
+            table = getattr(result, name)
+            if table is not None:
+                table.to_csv(tmp / f"{name}.csv", index=False)
         (tmp / "figures").mkdir()
         _write_figure(result, tmp / "figures")
         (tmp / "manifest.json").write_text(json.dumps(result.manifest, indent=2, sort_keys=True) + "\n")

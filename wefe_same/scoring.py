@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -26,9 +27,13 @@ from .query import Query, QuerySet, WordSet
 from .vectors import VectorTable, build_table
 
 DETAIL_COLUMNS = [
-    "model", "metric", "query_set", "subquery", "value",
-    "words_found", "missing_words", "reason", "metric_details",
+    "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
+    "reason", "p_value", "n_splits", "p_method", "metric_details",
 ]
+WORD_BIAS_COLUMNS = ["model", "metric", "subquery", "word", "component", "value"]
+#: Details promoted to their own columns of details.csv (the permutation test).
+TEST_KEYS = ("p_value", "n_splits", "p_method")
+_PAIR_KEY = re.compile(r"^(signed|pair)_(\d+)_(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,7 @@ def stream_seed(seed: int, *keys: str) -> int:
 class Prepared:
     targets: list[np.ndarray]
     attributes: list[np.ndarray]
+    words: dict[str, list[str]]  # role → the found words behind the rows, sets concatenated
     words_found: int
     missing: list[str]
     reason: str | None
@@ -122,7 +128,17 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
     reason = "; ".join(r for r in reasons if r) or None
     arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
     found = sum(len(w) for lists in word_lists.values() for w in lists)
-    return Prepared(arrays["targets"], arrays["attributes"], found, missing, reason)
+    words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
+    return Prepared(arrays["targets"], arrays["attributes"], words, found, missing, reason)
+
+
+def name_pairs(key: str, names: Sequence[str]) -> str:
+    """``signed_0_1`` → ``signed:male-female``: index pairs of target sets by their names."""
+    match = _PAIR_KEY.match(key)
+    if not match:
+        return key
+    kind, i, j = match.group(1), int(match.group(2)), int(match.group(3))
+    return f"{kind}:{names[i]}-{names[j]}"
 
 
 def _json(details: Mapping[str, Any]) -> str:
@@ -142,6 +158,7 @@ class ModelScores:
     fingerprint: str
     lookups: pd.DataFrame
     details: pd.DataFrame
+    word_bias: pd.DataFrame
 
 
 def score_model(
@@ -157,6 +174,7 @@ def score_model(
     """One model: one lookup pass, then every metric on every subquery."""
     table = build_table(source, query_words(query_sets))
     rows = []
+    word_frames = []
     for spec, subqueries in plan:
         options = metric_options.get(spec.name, {})
         for sub in subqueries:
@@ -164,10 +182,21 @@ def score_model(
             if prep.reason:
                 result = MetricResult.undefined(prep.reason, {})
             else:
-                random_state = stream_seed(seed, spec.name, sub.column) if spec.stochastic else None
+                stream = spec.random_stream or spec.name
+                random_state = stream_seed(seed, stream, sub.column) if spec.stochastic else None
                 result = spec.compute(prep.targets, prep.attributes, options, random_state)
+            names = [t.name for t in sub.query.targets]
+            details = {name_pairs(k, names): v for k, v in result.details.items()}
+            test = [details.pop(k, None) for k in TEST_KEYS]
             rows.append((table.model, spec.name, sub.query_set, sub.column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, _json(result.details)))
+                         prep.words_found, " ".join(prep.missing), result.reason, *test, _json(details)))
+            if spec.word_role and result.word_values:
+                words = prep.words[spec.word_role]
+                word_frames.extend(
+                    pd.DataFrame({"model": table.model, "metric": spec.name, "subquery": sub.column,
+                                  "word": words, "component": name_pairs(key, names), "value": values})
+                    for key, values in result.word_values.items()
+                )
         if on_metric_done is not None:
             on_metric_done()
     return ModelScores(
@@ -176,6 +205,8 @@ def score_model(
         fingerprint=table.fingerprint(),
         lookups=table.lookup_frame(),
         details=pd.DataFrame(rows, columns=DETAIL_COLUMNS),
+        word_bias=pd.concat(word_frames, ignore_index=True) if word_frames
+        else pd.DataFrame(columns=WORD_BIAS_COLUMNS),
     )
 
 

@@ -59,4 +59,5 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
         )
     components, explained = pca_subspace(tuples, k)
     details["explained_variance"] = explained.sum()
-    return MetricResult((np.linalg.norm(T @ components.T, axis=1) ** c).mean(), details)
+    b = np.linalg.norm(T @ components.T, axis=1)
+    return MetricResult((b**c).mean(), details, word_values={"b": b})

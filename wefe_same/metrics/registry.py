@@ -19,8 +19,9 @@ from .direct_bias import direct_bias
 from .result import MetricResult
 from .rnd import rnd
 from .rnsb import rnsb
-from .same import same
-from .weat import mac, weat, weat_effect_size
+from .coherence import ect, ripa
+from .same import same, same_skew, same_stereotype
+from .weat import gweat, mac, weat, weat_effect_size
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
@@ -48,13 +49,20 @@ class MetricSpec:
     template : Template
     order : {"abs", "ascending", "descending", "ideal"}
     ideal : float
-        The unbiased value (used by ``order="ideal"``).
+        The no-bias value (0 unless stated; MAC 1, ECT 1); ``order="ideal"`` ranks by
+        the distance to it.
     stochastic : bool
         Takes ``random_state``.
     vectors : {"unit", "raw"}
         Which vectors the function receives.
     aligned_targets : bool
         Target sets are aligned tuples by position; a missing word drops its tuple.
+    word_role : {"targets", "attributes"} or None
+        Whose words the result's ``word_values`` rows belong to (all sets of that role,
+        concatenated in order).
+    random_stream : str or None
+        Metrics with the same stream get the same random draws (WEAT and WEAT-ES share
+        their permutations, so their p-values agree); default: the metric's name.
     formula, reference : str
         For the docs and ``wefe-same metrics``.
     """
@@ -70,6 +78,8 @@ class MetricSpec:
     stochastic: bool = False
     vectors: Literal["unit", "raw"] = "unit"
     aligned_targets: bool = False
+    word_role: Literal["targets", "attributes"] | None = None
+    random_stream: str | None = None
 
     @property
     def options(self) -> dict[str, Any]:
@@ -99,14 +109,14 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="WEAT", func=weat,
             call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
-            template=Template(2, 2), order="abs",
+            template=Template(2, 2), order="abs", stochastic=True, word_role="targets",
             formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
             reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
         ),
         MetricSpec(
             name="WEAT-ES", func=weat_effect_size,
             call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
-            template=Template(2, 2), order="abs",
+            template=Template(2, 2), order="abs", stochastic=True, random_stream="WEAT",
             formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
             reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
         ),
@@ -134,7 +144,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="SAME", func=same,
             call=lambda t, a, **o: same(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending",
+            template=Template(AtLeast(2), 1), order="ascending", word_role="attributes",
             formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
             reference="Schröder, Schulz & Hammer 2024 (seed 001 §3)",
         ),
@@ -142,8 +152,44 @@ METRICS: dict[str, MetricSpec] = {
             name="DirectBias", func=direct_bias,
             call=lambda t, a, **o: direct_bias(a[0], *t, **o),
             template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
+            word_role="attributes",
             formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
             reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: seed 001 eq. 17",
+        ),
+        MetricSpec(
+            name="gWEAT", func=gweat,
+            call=lambda t, a, **o: gweat(t, a, **o),
+            template=Template(AtLeast(2), AtLeast(2)), order="abs",
+            formula="Σ_i (T̄_i − μ)·(Ā_i − Ā), target set i paired with attribute set i, unit vectors",
+            reference="Swinger et al. 2019, AIES; as in seed 001 eq. 3",
+        ),
+        MetricSpec(
+            name="ECT", func=ect,
+            call=lambda t, a, **o: ect(t[0], t[1], a[0], **o),
+            template=Template(2, 1), order="descending", ideal=1.0,
+            formula="Spearman rho of (cos(mean T1, a))_a and (cos(mean T2, a))_a",
+            reference="Dev & Phillips 2019, AISTATS; as in WEFE",
+        ),
+        MetricSpec(
+            name="RIPA", func=ripa,
+            call=lambda t, a, **o: ripa(t[0], t[1], a[0], **o),
+            template=Template(2, 1), order="abs", vectors="raw", aligned_targets=True,
+            formula="mean_{a∈A} mean_i ⟨a, (x_i − y_i)/‖x_i − y_i‖⟩ over the aligned pairs (x_i, y_i) of T1, T2",
+            reference="Ethayarajh, Duvenaud & Hirst 2019, ACL; as in WEFE",
+        ),
+        MetricSpec(
+            name="SAME-skew", func=same_skew,
+            call=lambda t, a, **o: same_skew(a[0], *t, **o),
+            template=Template(AtLeast(2), 1), order="abs",
+            formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
+            reference="Schröder et al. 2021 (seed 000 §4.4)",
+        ),
+        MetricSpec(
+            name="SAME-stereotype", func=same_stereotype,
+            call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
+            template=Template(AtLeast(2), 1), order="ascending",
+            formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
+            reference="Schröder et al. 2021 (seed 000 §4.4)",
         ),
     ]
 }

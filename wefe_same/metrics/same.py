@@ -1,10 +1,13 @@
-"""SAME, Scoring Association Means of word Embeddings (Schröder et al.; seed 001 §3.1–3.2).
+"""SAME, Scoring Association Means of word Embeddings (Schröder et al.; seed 001 §3.1–3.2),
+and its skew and stereotype scores (seed 000 §4.4).
 
 In this library the groups (SAME's "attribute sets") are the query's target sets and
 the neutral words (SAME's "targets") its one attribute set: template (N, 1).
 """
 
 from __future__ import annotations
+
+import itertools
 
 import numpy as np
 
@@ -40,6 +43,21 @@ def bias_basis(group_means: np.ndarray) -> np.ndarray:
     return np.array(basis).reshape(len(basis), group_means.shape[1])
 
 
+def signed_pair_bias(T: np.ndarray, groups: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+    """Binary SAME with its sign, b(t, A_i, A_j) = cos(t, â_i − â_j), for every pair i < j.
+
+    Keys are ``"signed_i_j"``; a pair whose means coincide gives NaN.
+    """
+    means = [G.mean(axis=0) for G in groups]
+    out = {}
+    for i, j in itertools.combinations(range(len(groups)), 2):
+        direction = means[i] - means[j]
+        norm = np.linalg.norm(direction)
+        scale = max(np.linalg.norm(means[i]), np.linalg.norm(means[j]), 1e-300)
+        out[f"signed_{i}_{j}"] = T @ direction / norm if norm > DEPENDENCE_TOL * scale else np.full(len(T), np.nan)
+    return out
+
+
 def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     """SAME(T) = mean_t b(t, A) ∈ [0, 1]; 0 iff every word is equidistant to all group means.
 
@@ -50,9 +68,37 @@ def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     *groups : ndarray, shapes (n_i, d)
         Unit vectors of each group's words; the group mean â_i is the mean of these.
     """
-    means = np.array([G.mean(axis=0) for G in groups])
-    basis = bias_basis(means)
+    basis = bias_basis(np.array([G.mean(axis=0) for G in groups]))
     details = {"n_groups": len(groups), "bias_dims": basis.shape[0]}
+    words = signed_pair_bias(T, groups)
     if basis.shape[0] == 0:
-        return MetricResult.undefined("all group means coincide: no bias direction", details)
-    return MetricResult(np.linalg.norm(T @ basis.T, axis=1).mean(), details)
+        return MetricResult.undefined("all group means coincide: no bias direction", details, words)
+    b = np.linalg.norm(T @ basis.T, axis=1)
+    return MetricResult(b.mean(), details, word_values={"b": b, **words})
+
+
+def same_skew(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
+    """Skew: the mean of the signed binary SAME over the neutral words (seed 000 §4.4).
+
+    Two groups: the signed mean, 0 when the words are not on average closer to either
+    group. More groups: the mean over all pairs i < j of |skew_ij|; each pair's signed
+    skew is in the details.
+    """
+    return _reduce(T, groups, np.mean, signed_value=True)
+
+
+def same_stereotype(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
+    """Stereotype: the (population) standard deviation of the signed binary SAME over the
+    neutral words (seed 000 §4.4); with more groups the mean over all pairs i < j."""
+    return _reduce(T, groups, np.std, signed_value=False)
+
+
+def _reduce(T: np.ndarray, groups: tuple[np.ndarray, ...], statistic, *, signed_value: bool) -> MetricResult:
+    signed = signed_pair_bias(T, groups)
+    per_pair = {key.replace("signed", "pair"): float(statistic(v)) for key, v in signed.items()}
+    if any(np.isnan(v) for v in per_pair.values()):
+        return MetricResult.undefined("two group means coincide: that pair has no bias direction",
+                                      per_pair, signed)
+    values = np.array(list(per_pair.values()))
+    value = values[0] if signed_value and len(values) == 1 else np.abs(values).mean()
+    return MetricResult(value, per_pair, word_values=signed)

@@ -1,4 +1,5 @@
-"""WEAT and its effect size (Caliskan et al. 2017; seed 000 eq. 2–4), and MAC (Manzini et al. 2019).
+"""WEAT, its effect size and p-value (Caliskan et al. 2017; seed 000 eq. 2–6), gWEAT
+(Swinger et al. 2019; seed 001 eq. 3) and MAC (Manzini et al. 2019).
 
 All inputs are unit vectors, one row per word, so a dot product is a cosine.
 """
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import MetricError, bad_parameter
+from ..stats import EXACT_LIMIT, Alternative, weat_permutation_test
 from .result import MetricResult
 
 
@@ -30,35 +32,69 @@ def association(W: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return W @ (A.mean(axis=0) - B.mean(axis=0))
 
 
-def weat(X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray) -> MetricResult:
-    """WEAT test statistic Σ_{x∈X} s(x,A,B) − Σ_{y∈Y} s(y,A,B); 0 means no bias."""
-    sx, sy = association(X, A, B), association(Y, A, B)
-    return MetricResult(
-        sx.sum() - sy.sum(),
-        {"mean_s_targets_1": sx.mean(), "mean_s_targets_2": sy.mean()},
-    )
+def _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state):
+    s = np.concatenate([association(X, A, B), association(Y, A, B)])
+    test = weat_permutation_test(s, len(X), permutations=permutations, alternative=alternative,
+                                 exact_limit=exact_limit, random_state=random_state)
+    details = {"p_value": test.p_value, "n_splits": test.n_splits, "p_method": test.method}
+    return s, details
+
+
+def weat(
+    X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *,
+    permutations: int = 0, alternative: Alternative = "greater", exact_limit: int = EXACT_LIMIT,
+    random_state: int | np.random.Generator | None = None,
+) -> MetricResult:
+    """WEAT test statistic Σ_{x∈X} s(x,A,B) − Σ_{y∈Y} s(y,A,B); 0 means no bias.
+
+    ``permutations`` > 0 adds the permutation test's p-value to the details (see
+    :func:`wefe_same.stats.weat_permutation_test`).
+    """
+    s, details = _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state)
+    sx, sy = s[: len(X)], s[len(X):]
+    return MetricResult(sx.sum() - sy.sum(), details, word_values={"s": s})
 
 
 def weat_effect_size(
-    X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *, ddof: int = 1
+    X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *, ddof: int = 1,
+    permutations: int = 0, alternative: Alternative = "greater", exact_limit: int = EXACT_LIMIT,
+    random_state: int | np.random.Generator | None = None,
 ) -> MetricResult:
     """(mean_X s − mean_Y s) / std_{X∪Y} s, in [−2, 2].
 
     ``ddof=1`` (sample standard deviation) reproduces Caliskan et al.'s published
-    effect sizes; WEFE uses ``ddof=0``.
+    effect sizes; WEFE uses ``ddof=0``. The p-value is the WEAT statistic's: the
+    denominator is the same for every split of X ∪ Y.
     """
     if ddof not in (0, 1):
         raise MetricError(bad_parameter("ddof", "weat_effect_size", "0 or 1", ddof))
-    sx, sy = association(X, A, B), association(Y, A, B)
-    s = np.concatenate([sx, sy])
-    details = {"mean_difference": sx.mean() - sy.mean(), "std": np.nan}
+    s, details = _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state)
+    sx, sy = s[: len(X)], s[len(X):]
+    details = {"mean_difference": sx.mean() - sy.mean(), "std": np.nan, **details}
+    words = {"s": s}
     if s.size <= ddof:
-        return MetricResult.undefined(f"{s.size} target word(s) left: std with ddof={ddof} is undefined", details)
-    std = s.std(ddof=ddof)
-    details["std"] = std
-    if std < 1e-12:
-        return MetricResult.undefined("every target word has the same association: std = 0", details)
-    return MetricResult(details["mean_difference"] / std, details)
+        return MetricResult.undefined(f"{s.size} target word(s) left: std with ddof={ddof} is undefined",
+                                      details, words)
+    details["std"] = s.std(ddof=ddof)
+    if details["std"] < 1e-12:
+        return MetricResult.undefined("every target word has the same association: std = 0", details, words)
+    return MetricResult(details["mean_difference"] / details["std"], details, word_values=words)
+
+
+def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResult:
+    """g = Σ_i (X̄_i − μ) · (Ā_i − Ā), target set i paired with attribute set i (seed 001 eq. 3).
+
+    X̄_i, Ā_i are means of unit vectors, μ and Ā their means. With two pairs of equal size
+    m, g = WEAT / (2m).
+    """
+    if len(targets) != len(attributes):
+        return MetricResult.undefined(
+            f"gWEAT pairs target set i with attribute set i: got {len(targets)} target and "
+            f"{len(attributes)} attribute sets", {"n_groups": len(targets)})
+    x_means = np.array([T.mean(axis=0) for T in targets])
+    a_means = np.array([A.mean(axis=0) for A in attributes])
+    value = np.sum((x_means - x_means.mean(axis=0)) * (a_means - a_means.mean(axis=0)))
+    return MetricResult(value, {"n_groups": len(targets)})
 
 
 def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
@@ -66,5 +102,6 @@ def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
 
     1 means no association on average (the ideal value); 0 or 2 strong (anti-)association.
     """
-    per_set = np.array([1.0 - (T @ A.mean(axis=0)).mean() for A in attribute_sets])
-    return MetricResult(per_set.mean(), {"n_attribute_sets": len(attribute_sets)})
+    per_word = np.array([1.0 - T @ A.mean(axis=0) for A in attribute_sets]).mean(axis=0)
+    return MetricResult(per_word.mean(), {"n_attribute_sets": len(attribute_sets)},
+                        word_values={"mean_cosine_distance": per_word})
