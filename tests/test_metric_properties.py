@@ -9,13 +9,13 @@ from wefe_same import METRICS, AtLeast, MetricError
 from wefe_same.metrics.registry import check_options, get_metric, resolve_metrics
 
 #: Swapping the two target sets negates the score.
-SIGN_FLIP_ON_TARGET_SWAP = {"WEAT", "WEAT-ES", "RND"}
+SIGN_FLIP_ON_TARGET_SWAP = {"WEAT", "WEAT-ES", "RND", "gWEAT", "RIPA", "SAME-skew"}
 #: Swapping target sets leaves the score unchanged.
-SYMMETRIC_IN_TARGETS = {"RNSB", "SAME", "DirectBias"}
+SYMMETRIC_IN_TARGETS = {"RNSB", "SAME", "DirectBias", "ECT", "SAME-stereotype"}
 #: Take a single target set.
 SINGLE_TARGET = {"MAC"}
 #: Values lie in [0, 1].
-UNIT_INTERVAL = {"SAME", "DirectBias"}
+UNIT_INTERVAL = {"SAME", "DirectBias", "SAME-stereotype"}
 
 
 def test_every_metric_is_in_a_target_swap_group():
@@ -82,7 +82,7 @@ def test_bounded_in_unit_interval(name, n_groups):
 def test_a_word_aligned_with_the_bias_direction_scores_one():
     # SAME and Direct Bias reach their maximum 1 on the bias direction itself.
     e = np.eye(3)
-    for name in UNIT_INTERVAL:
+    for name in ("SAME", "DirectBias", "SAME-skew"):
         value = METRICS[name].compute([e[:1], -e[:1]], [e[:1]]).value
         assert value == pytest.approx(1.0), name
 
@@ -97,8 +97,10 @@ def test_stochastic_metric_same_seed_same_bytes_other_seed_differs():
     assert a.value != c.value
 
 
-def test_only_rnsb_is_stochastic():
-    assert {n for n, s in METRICS.items() if s.stochastic} == {"RNSB"}
+def test_stochastic_metrics_take_random_state():
+    # RNSB's classifier subsamples; WEAT's and WEAT-ES's permutation test samples splits.
+    assert {n for n, s in METRICS.items() if s.stochastic} == {"RNSB", "WEAT", "WEAT-ES"}
+    assert METRICS["WEAT-ES"].random_stream == "WEAT"  # same splits, same p-values
 
 
 def test_unknown_metric_and_option_messages():
