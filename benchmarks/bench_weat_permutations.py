@@ -137,11 +137,11 @@ def main() -> None:
     src = "".join(inspect.getsource(type(metric)._calc_p_value).split())  # whitespace-free
     if ("np.random.choice(pool_target_words,size=number_of_target_words)" in src
             and "(count_pass_function+1)/(runs+1)" in src):
-        print("note: wefe 0.4.1 draws each 'permutation' with np.random.choice(pool, size=n), i.e. "
-              "WITH replacement (words repeat, others are left out), from numpy's unseeded global "
-              "RNG; it discards repeated ordered tuples, counts strictly greater statistics and "
-              "returns (count + 1) / (iterations + 1). wefe_same draws true splits (without "
-              "replacement) from a seeded Generator.")
+        print("note: wefe 0.4.1 draws each 'permutation' as np.random.choice(pool, size=n): WITH "
+              "replacement (words repeat, others drop out), from numpy's global RNG with no seed "
+              "parameter (seeded above only for this run); it skips repeated ordered tuples, counts "
+              "statistics strictly greater and returns (count + 1) / (iterations + 1). wefe_same "
+              "samples true splits (without replacement) from a seeded Generator.")
     else:
         print("note: wefe's _calc_p_value differs from the 0.4.1 source this script describes; "
               "read wefe/metrics/WEAT.py")

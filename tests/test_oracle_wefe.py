@@ -65,7 +65,6 @@ from wefe_same.metrics.coherence import ect, ripa
 from wefe_same.metrics.rnd import rnd
 from wefe_same.metrics.weat import mac, weat, weat_effect_size
 from wefe_same.models import resolve_model
-from wefe_same.query import _bundled_dir
 
 if importlib.util.find_spec("wefe") is None:  # pragma: no cover - wefe is a dev dependency
     pytest.skip("wefe (0.4.1) is not installed", allow_module_level=True)
@@ -277,7 +276,7 @@ def test_catalog_model_is_wefes_test_model():
 
 def test_word_lists_are_wefes(wefe):
     """Every set of weat.toml is wefe's ``load_weat()`` list named by its ``wefe_key``, in order."""
-    sets = tomllib.loads((_bundled_dir() / "weat.toml").read_text(encoding="utf-8"))["sets"]
+    sets = tomllib.loads(Path(load_queries("weat")[0].path).read_text(encoding="utf-8"))["sets"]
     weat_lists = wefe.load_weat()
     used = {s.name for q in QUERIES for s in (*q.targets, *q.attributes)}
     assert used <= set(sets)
