@@ -19,7 +19,7 @@ from .models.catalog import resolve_models
 from .models.sources import ModelSource
 from .query import QueriesLike, QuerySet, load_queries
 from .ranking import OVERALL, NanPolicy, Ties, aggregate, rank_column, rank_table
-from .report import RankResult
+from .report import QUALITY_PREFIX, RankResult
 from .scoring import Subquery, check_threshold, expand, score_matrices, score_model, stream_seed
 
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
@@ -51,6 +51,8 @@ def rank(
     correlation: Method = "spearman",
     permutations: int = 10_000,
     bootstrap: int = 0,
+    quality: Sequence[str] | None = None,
+    analogy_vocab: int = 300_000,
     trust_pickle: bool = False,
     progress: bool | None = None,
 ) -> RankResult:
@@ -85,6 +87,13 @@ def rank(
     bootstrap : int, default 0
         Bootstrap draws over subqueries: confidence intervals of the aggregates and of
         Spearman's rho, and each model's rank stability; 0 skips it.
+    quality : list of str, optional
+        Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths): adds a
+        ``quality:NAME`` column per benchmark (higher score = rank 1) and the combined
+        ``quality`` rank (rank of the sum of the per-benchmark ranks) to the rankings, so
+        the correlations include fairness × quality.
+    analogy_vocab : int, default 300 000
+        Analogy candidates: the K most frequent words of each model.
     trust_pickle : bool
         Allow loading gensim pickles given by path.
     progress : bool, optional
@@ -139,6 +148,11 @@ def rank(
     aggregates = pd.DataFrame({s.name: aggregated[s.name][OVERALL] for s in specs}).rename_axis(
         index="model", columns="metric")
     rankings = rank_table(aggregated, specs, OVERALL, ties)
+    quality_table = None
+    if quality:
+        quality_table, quality_scores, quality_ranks = _quality(sources, quality, analogy_vocab, ties, progress)
+        aggregates = aggregates.join(quality_scores)
+        rankings = rankings.join(quality_ranks)
     rho, pvalues = correlations(rankings, correlation)
     intervals = {}
     if bootstrap:
@@ -157,7 +171,8 @@ def rank(
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "seed": seed,
         "settings": {"missing_threshold": threshold, "ties": ties, "nan_policy": nan_policy,
-                     "correlation": correlation, "permutations": permutations, "bootstrap": bootstrap},
+                     "correlation": correlation, "permutations": permutations, "bootstrap": bootstrap,
+                     "quality": list(quality or []), "analogy_vocab": analogy_vocab},
         "metrics": [{"name": s.name, "template": str(s.template), "order": s.order,
                      "options": {**{k: repr(v) for k, v in s.options.items()},
                                  **{k: repr(v) for k, v in metric_options.get(s.name, {}).items()}}}
@@ -174,5 +189,24 @@ def rank(
         scores=scores, aggregates=aggregates, rankings=rankings, correlations=rho,
         correlation_pvalues=pvalues, by_query_set=by_query_set, details=details,
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
-        word_bias=pd.concat([m.word_bias for m in per_model], ignore_index=True), **intervals,
+        word_bias=pd.concat([m.word_bias for m in per_model], ignore_index=True), quality=quality_table,
+        **intervals,
     )
+
+
+def _quality(sources: Sequence[ModelSource], benchmarks: Sequence[str], analogy_vocab: int, ties: Ties,
+             progress: bool | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Quality table, per-benchmark scores and ranks (higher = better), and the combined rank."""
+    from .quality import evaluate_quality
+
+    table = evaluate_quality(list(sources), list(benchmarks), analogy_vocab=analogy_vocab, progress=progress)
+    names = [s.name for s in sources]
+    scores = table.pivot(index="model", columns="benchmark", values="score").reindex(
+        index=names, columns=list(dict.fromkeys(table["benchmark"])))
+    scores.columns = [QUALITY_PREFIX + c for c in scores.columns]
+    ranks = scores.rank(ascending=False, method=ties, na_option="keep")
+    # Seed 002's WEB column: the models ranked by the sum of their per-benchmark ranks.
+    ranks["quality"] = ranks.sum(axis=1, min_count=len(ranks.columns)).rank(method=ties, na_option="keep")
+    if ties != "average":
+        ranks = ranks.astype("Int64")
+    return table, scores, ranks

@@ -27,6 +27,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
         missing_threshold=args.missing_threshold, trust_pickle=args.trust_pickle,
         correlation=args.correlation, permutations=args.permutations, bootstrap=args.bootstrap,
+        quality=args.quality, analogy_vocab=args.analogy_vocab,
     )
     out = result.save(args.out)
     import pandas as pd
@@ -37,6 +38,22 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
     print(f"\nWrote {out} in {result.manifest['wall_time_seconds']:.1f} s")
+    return 0
+
+
+def _cmd_quality(args: argparse.Namespace) -> int:
+    from .models.catalog import resolve_models
+    from .quality import evaluate_quality
+
+    sources = resolve_models(args.models, trust_pickle=args.trust_pickle)
+    table = evaluate_quality(sources, args.benchmarks, analogy_vocab=args.analogy_vocab)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tmp = out / ".quality.csv.partial"
+    table.to_csv(tmp, index=False)
+    tmp.replace(out / "quality.csv")  # never half-written
+    print(table.to_string(index=False))
+    print(f"\nWrote {out / 'quality.csv'}")
     return 0
 
 
@@ -107,9 +124,25 @@ def build_parser() -> argparse.ArgumentParser:
                         "100 000 (else exact); 0 skips it (default: %(default)s)")
     p.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="bootstrap draws over subqueries for confidence intervals (default: 0, off)")
+    p.add_argument("--quality", nargs="+", metavar="BENCHMARK",
+                   help="quality benchmarks to rank beside fairness: ws353, simlex999, google or paths")
+    p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
+                   help="analogy candidates: the K most frequent words (default: %(default)s)")
     p.add_argument("--trust-pickle", action="store_true",
                    help="allow loading gensim .kv/.model files given by path (they run code)")
     p.set_defaults(run=_cmd_rank)
+
+    p = sub.add_parser("quality", help="evaluate embedding quality (word similarity, analogies)")
+    p.add_argument("--models", nargs="+", metavar="SPEC",
+                   help="catalog names or paths (default: every installed catalog model)")
+    p.add_argument("--benchmarks", nargs="+", default=["ws353", "simlex999", "google"], metavar="NAME|PATH",
+                   help="bundled benchmarks or files (default: %(default)s)")
+    p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
+                   help="analogy candidates: the K most frequent words (default: %(default)s)")
+    p.add_argument("--out", default="results", help="folder for quality.csv (default: %(default)s)")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow loading gensim .kv/.model files given by path (they run code)")
+    p.set_defaults(run=_cmd_quality)
 
     p = sub.add_parser("audit", help="check each metric's properties on constructed embeddings")
     p.add_argument("--model", help="construct embeddings in this model's dimension")

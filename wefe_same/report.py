@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .plots import correlation_heatmap
+from . import plots, tables
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-FIGURE_FORMATS = ("png", "pdf")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+#: Prefix of the quality columns in rankings and aggregates.
+QUALITY_PREFIX = "quality:"
 
 
 @dataclass
@@ -52,6 +54,11 @@ class RankResult:
         pair) and Direct Bias.
     aggregates_ci, correlations_ci, rank_stability : DataFrame or None
         Bootstrap results when ``rank(..., bootstrap=B)`` ran; None otherwise.
+    quality : DataFrame or None
+        With ``rank(..., quality=[...])``: model, benchmark, score, coverage, n_items.
+        :attr:`rankings` and :attr:`aggregates` then gain a column per benchmark
+        (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
+        rank of the sum of the per-benchmark ranks, like seed 002's WEB column).
     """
 
     scores: dict[str, pd.DataFrame]
@@ -67,26 +74,84 @@ class RankResult:
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
+    quality: pd.DataFrame | None = None
+
+    @property
+    def quality_columns(self) -> list[str]:
+        return [c for c in self.rankings.columns if c == "quality" or c.startswith(QUALITY_PREFIX)]
+
+    @property
+    def metric_names(self) -> list[str]:
+        return [c for c in self.rankings.columns if c not in self.quality_columns]
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
-        """The annotated correlation heatmap of :attr:`correlations`."""
-        return correlation_heatmap(self.correlations, ax=ax)
+        """The annotated correlation heatmap of :attr:`correlations`, quality set apart."""
+        return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.quality_columns)
 
     def save(self, out: str | Path) -> Path:
         """Write the results folder (see the README for its contract) and return its path."""
         return write_results(self, Path(out))
 
 
-def _write_figure(result: RankResult, folder: Path) -> None:
-    from matplotlib.figure import Figure  # no pyplot: no global state, any backend
-
-    size = 1.2 + 0.75 * len(result.correlations.columns)
-    fig = Figure(figsize=(size + 1.5, size), layout="constrained")
-    correlation_heatmap(result.correlations, ax=fig.subplots())
+def _save(fig, folder: Path, stem: str) -> None:
     for fmt in FIGURE_FORMATS:
-        # A fixed creation date keeps the PDF byte-identical for the same inputs.
-        metadata = {"CreationDate": None} if fmt == "pdf" else {"Software": None}
-        fig.savefig(folder / f"correlations.{fmt}", dpi=150, metadata=metadata)
+        # No creation date or tool stamp: the same inputs give byte-identical files.
+        metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else {"Software": None}
+        fig.savefig(folder / f"{stem}.{fmt}", dpi=150, metadata=metadata)
+
+
+def _safe(name: str) -> str:
+    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+
+
+def write_figures(result: RankResult, folder: Path) -> None:
+    """Every figure of the results folder, in PNG, PDF and SVG."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, any backend
+    import matplotlib as mpl
+
+    with mpl.rc_context({"svg.hashsalt": "wefe_same"}):
+        n = len(result.correlations.columns)
+        fig = Figure(figsize=(2.7 + 0.6 * n, 1.2 + 0.6 * n), layout="constrained")
+        result.heatmap(ax=fig.subplots())
+        _save(fig, folder, "correlations")
+
+        fig = Figure(figsize=(9, 1.2 + 0.5 * len(result.rankings)), layout="constrained")
+        plots.accumulated_rankings(result.rankings, ax=fig.subplots())
+        _save(fig, folder, "accumulated_rankings")
+
+        for metric, matrix in result.scores.items():
+            fig = Figure(figsize=(2.5 + 0.3 * matrix.shape[1], 2 + 0.45 * matrix.shape[0]), layout="constrained")
+            plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+            _save(fig, folder, f"scores_{_safe(metric)}")
+
+        if result.word_bias is not None and len(result.word_bias):
+            for metric, component in (("SAME", "b"), ("WEAT", "s"), ("DirectBias", "b")):
+                if metric in result.scores:
+                    break
+            for model in result.rankings.index:
+                fig = Figure(figsize=(6, 5), layout="constrained")
+                plots.most_biased_words(result.word_bias, model, metric=metric, component=component,
+                                        ax=fig.subplots())
+                _save(fig, folder, f"most_biased_words_{_safe(model)}")
+
+        if result.rank_stability is not None:
+            fig = Figure(figsize=(2.5 + 0.6 * len(result.metric_names), 4.5), layout="constrained")
+            plots.rank_stability(result.rank_stability, ax=fig.subplots())
+            _save(fig, folder, "rank_stability")
+
+
+def write_tables(result: RankResult, folder: Path) -> None:
+    """``rankings`` and ``correlations`` as LaTeX (booktabs) and Markdown."""
+    models = list(result.rankings.index)
+    quality = result.rankings[result.quality_columns] if result.quality_columns else None
+    blocks = tables.ranking_blocks(result.by_query_set, quality, result.metric_names, models)
+    caption = ("Rank (aggregated score) of each model per metric and query set; 1 = least biased, "
+               "best in bold." + (" Quality: 1 = best." if quality is not None else ""))
+    (folder / "rankings.tex").write_text(tables.rankings_latex(blocks, models, caption))
+    (folder / "rankings.md").write_text(tables.rankings_markdown(blocks, models, caption))
+    caption = "Spearman correlation between the rankings."
+    (folder / "correlations.tex").write_text(tables.correlations_latex(result.correlations, caption))
+    (folder / "correlations.md").write_text(tables.correlations_markdown(result.correlations, caption))
 
 
 def write_results(result: RankResult, out: Path) -> Path:
@@ -104,12 +169,16 @@ def write_results(result: RankResult, out: Path) -> Path:
         result.by_query_set.to_csv(tmp / "by_query_set.csv", index=False)
         result.details.to_csv(tmp / "details.csv", index=False)
         result.lookups.to_csv(tmp / "lookups.csv", index=False)
-        for name in ("word_bias", "aggregates_ci", "correlations_ci", "rank_stability"):
+        for name in ("aggregates_ci", "correlations_ci", "rank_stability", "quality"):
             table = getattr(result, name)
             if table is not None:
                 table.to_csv(tmp / f"{name}.csv", index=False)
+        if result.word_bias is not None:
+            result.word_bias.to_csv(tmp / "word_bias.csv", index=False, float_format="%.6g")
         (tmp / "figures").mkdir()
-        _write_figure(result, tmp / "figures")
+        write_figures(result, tmp / "figures")
+        (tmp / "tables").mkdir()
+        write_tables(result, tmp / "tables")
         (tmp / "manifest.json").write_text(json.dumps(result.manifest, indent=2, sort_keys=True) + "\n")
         old = None
         if out.exists():
