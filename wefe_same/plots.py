@@ -73,14 +73,19 @@ def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, titl
     return ax
 
 
+def _shorten(label: str, width: int = 48) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
+
+
 def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
                   cmap: str = "viridis") -> Axes:
     """One metric's score matrix, models × subqueries; NaN cells are blank."""
-    ax = _axes(ax, (2 + 0.35 * len(scores.columns), 1.5 + 0.45 * len(scores.index)))
+    ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + 0.45 * len(scores.index)))
     values = scores.to_numpy(dtype=float)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label="score")
-    ax.set_xticks(range(len(scores.columns)), labels=scores.columns, rotation=90, fontsize=6)
+    ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
+                  rotation=90, fontsize=5)
     ax.set_yticks(range(len(scores.index)), labels=scores.index)
     ax.set_title(title or "Scores")
     return ax

@@ -120,7 +120,7 @@ def write_figures(result: RankResult, folder: Path) -> None:
         _save(fig, folder, "accumulated_rankings")
 
         for metric, matrix in result.scores.items():
-            fig = Figure(figsize=(2.5 + 0.3 * matrix.shape[1], 2 + 0.45 * matrix.shape[0]), layout="constrained")
+            fig = Figure(figsize=(2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]), layout="constrained")
             plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
             _save(fig, folder, f"scores_{_safe(metric)}")
 

@@ -183,7 +183,8 @@ def score_model(
                 result = MetricResult.undefined(prep.reason, {})
             else:
                 stream = spec.random_stream or spec.name
-                random_state = stream_seed(seed, stream, sub.column) if spec.stochastic else None
+                key = sub.column if spec.seed_by == "subquery" else sub.query.id.split("|")[1]
+                random_state = stream_seed(seed, stream, key) if spec.stochastic else None
                 result = spec.compute(prep.targets, prep.attributes, options, random_state)
             names = [t.name for t in sub.query.targets]
             details = {name_pairs(k, names): v for k, v in result.details.items()}

@@ -63,6 +63,9 @@ class MetricSpec:
     random_stream : str or None
         Metrics with the same stream get the same random draws (WEAT and WEAT-ES share
         their permutations, so their p-values agree); default: the metric's name.
+    seed_by : {"subquery", "attributes"}
+        What the random draws depend on besides the seed: the whole subquery, or only its
+        attribute sets (RNSB: one classifier per attribute pair, shared by every target set).
     formula, reference : str
         For the docs and ``wefe-same metrics``.
     """
@@ -80,6 +83,7 @@ class MetricSpec:
     aligned_targets: bool = False
     word_role: Literal["targets", "attributes"] | None = None
     random_stream: str | None = None
+    seed_by: Literal["subquery", "attributes"] = "subquery"
 
     @property
     def options(self) -> dict[str, Any]:
@@ -130,7 +134,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="RNSB", func=rnsb,
             call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
-            template=Template(AtLeast(2), 2), order="ascending", stochastic=True,
+            template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
             formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
             reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",
         ),
