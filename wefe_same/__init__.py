@@ -4,6 +4,7 @@
 """
 
 from .api import rank
+from .properties import audit
 from .errors import MetricError, ModelError, QueryError, WefeSameError
 from .metrics import METRICS, MetricResult, MetricSpec
 from .query import AtLeast, Query, QuerySet, Template, WordSet, load_queries
@@ -12,6 +13,6 @@ from .report import RankResult
 __all__ = [
     "METRICS", "AtLeast", "MetricError", "MetricResult", "MetricSpec", "ModelError", "Query",
     "QueryError", "QuerySet", "RankResult", "Template", "WefeSameError", "WordSet",
-    "load_queries", "rank",
+    "audit", "load_queries", "rank",
 ]
 __version__ = "0.1.0"

@@ -60,7 +60,7 @@ def _cmd_quality(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .audit import PROPERTIES, audit
+    from .properties import PROPERTIES, audit
 
     table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
     marks = table[list(PROPERTIES)].replace({True: "yes", False: "no"})
