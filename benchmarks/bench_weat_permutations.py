@@ -15,7 +15,6 @@ Both libraries get the same unit-length float64 vectors of the words the model h
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import inspect
 import statistics
 import time

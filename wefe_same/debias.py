@@ -5,7 +5,8 @@ gender direction is the first principal component of the centred definitional pa
 every word outside the gender-specific list loses its component along that direction
 and is renormalised, and each equalise pair (in lower, title and upper case) is moved
 to be symmetric about the direction. Each step acts on one word or one pair, so the
-variant computes it lazily for the words a run asks for; no whole matrix is rewritten.
+variant computes it lazily for the words a run asks for; no whole matrix is rewritten,
+except by :meth:`HardDebiasedSource.vocabulary`, which analogy benchmarks call.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from functools import cached_property
 import numpy as np
 
 from .errors import ModelError
-from .models.sources import ModelSource
+from .models.sources import ModelSource, source_vocabulary
 
 Pair = tuple[str, str]
 
@@ -105,6 +106,40 @@ class HardDebiasedSource:
             if a in out and b in out:
                 out[a], out[b] = equalize(out[a], out[b], g)
         return {w: v for w, v in out.items() if w in wanted}
+
+    def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
+        """The base's first ``limit`` words, hard-debiased as :meth:`lookup` does, whole-matrix.
+
+        Rows are unit-normalised; the rows of words outside the gender-specific list lose
+        their component along :attr:`direction` and are renormalised (one vectorised
+        step); then each equalise candidate pair whose two words are both among the
+        ``limit`` words is equalised, in the order :meth:`lookup` uses. A word that
+        repeats takes the treatment of its first occurrence's word; equalising acts on
+        first occurrences, the rows :meth:`lookup` returns.
+
+        Returns
+        -------
+        words : list of str, length n
+        vectors : ndarray of float32, shape (n, d)
+            Unit vectors (a zero row stays NaN, as in :meth:`lookup`).
+        """
+        words, raw = source_vocabulary(self.base, limit, name=self.base.name)
+        g = self.direction
+        matrix = np.asarray(raw, dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+            neutral = np.fromiter((w not in self.specific for w in words), dtype=bool, count=len(words))
+            rows = matrix[neutral]
+            rows -= np.outer(rows @ g, g)
+            matrix[neutral] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        first: dict[str, int] = {}
+        for i, w in enumerate(words):
+            first.setdefault(w, i)
+        for a, b in self.candidates:
+            if a in first and b in first:
+                i, j = first[a], first[b]
+                matrix[i], matrix[j] = equalize(matrix[i], matrix[j], g)
+        return words, matrix.astype(np.float32)
 
     def describe(self) -> dict[str, str]:
         return {

@@ -25,6 +25,10 @@ class MetricError(WefeSameError):
     """An unknown metric, a bad metric option, or a query that does not fit a metric."""
 
 
+class QualityError(WefeSameError):
+    """An unknown quality benchmark, a malformed benchmark file, or a bad quality option."""
+
+
 UNKNOWN_NAME = "unknown {kind} {name!r}; valid {kind}s are: {valid}"
 BAD_PARAMETER = "The {param!r} parameter of {func} must be {expected}. Got {got!r} instead."
 

@@ -7,6 +7,7 @@ casing variants), so a source never has to hand over a whole embedding matrix.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -84,6 +85,21 @@ class ArraySource:
         rows = np.asarray(self._matrix[[i for i, _ in hits]], dtype=np.float64)
         return {w: rows[k] for k, (_, w) in enumerate(hits)}
 
+    def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
+        """The first ``limit`` words (all when None) and their raw vectors.
+
+        Returns
+        -------
+        words : list of str, length n = min(limit, V)
+        vectors : ndarray of float32, shape (n, d)
+
+        >>> words, vectors = ArraySource("toy", ["a", "b", "c"], np.eye(3)).vocabulary(2)
+        >>> words, vectors.dtype, vectors.shape
+        (['a', 'b'], dtype('float32'), (2, 3))
+        """
+        n = len(self._words) if limit is None else max(0, min(int(limit), len(self._words)))
+        return [str(w) for w in self._words[:n]], np.array(self._matrix[:n], dtype=np.float32)
+
     def describe(self) -> dict[str, str]:
         return {**self._description, "vocabulary": str(len(self._words)), "dim": str(self.dim)}
 
@@ -105,9 +121,30 @@ class LazySource:
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
         return self._get().lookup(words)
 
+    def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
+        """The first ``limit`` words and their raw float32 vectors, from the built source."""
+        return source_vocabulary(self._get(), limit, name=self.name)
+
     def describe(self) -> dict[str, str]:
         inner = self._get().describe() if self._source is not None else {}
         return {**inner, **self._description}
+
+
+def source_vocabulary(source: object, limit: int | None, *, name: str | None = None) -> tuple[list[str], np.ndarray]:
+    """``source.vocabulary(limit)``, or a :class:`ModelError` naming the model when it has none.
+
+    Built-in sources list their first ``limit`` words in file (frequency) order; a user
+    object that only implements :meth:`ModelSource.lookup` cannot, and analogy
+    benchmarks (which search the whole vocabulary) need it.
+    """
+    method = getattr(source, "vocabulary", None)
+    if not callable(method):
+        label = name or getattr(source, "name", type(source).__name__)
+        raise ModelError(
+            f"model {label!r} ({type(source).__name__}) cannot list its vocabulary: it has no "
+            "vocabulary(limit) method returning (words, vectors) in frequency order"
+        )
+    return method(limit)
 
 
 def file_description(kind: str, *paths: Path) -> dict[str, str]:
@@ -163,6 +200,45 @@ class TextVectorsSource:
                 if len(found) == len(wanted):
                     break
         return found
+
+    def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
+        """The first ``limit`` words of the file (all when None), a header line skipped.
+
+        Returns
+        -------
+        words : list of str, length n
+        vectors : ndarray of float32, shape (n, d)
+        """
+        words: list[str] = []
+        rows: list[np.ndarray] = []
+        dim: int | None = None
+        if limit is not None and limit <= 0:
+            return words, np.zeros((0, 0), dtype=np.float32)
+        with open(self.path, encoding="utf-8", errors="replace") as fh, warnings.catch_warnings():
+            # np.fromstring warns (and stops) on text it cannot parse: make that an error here.
+            warnings.simplefilter("error", DeprecationWarning)
+            for lineno, line in enumerate(fh, start=1):
+                if lineno == 1 and _is_header(line):
+                    dim = int(line.split()[1])
+                    continue
+                head, _, rest = line.rstrip("\n").partition(" ")
+                try:
+                    vec = np.fromstring(rest, dtype=np.float32, sep=" ")
+                except (ValueError, DeprecationWarning):
+                    vec = None
+                if vec is None or (dim is not None and vec.size != dim) or vec.size == 0:
+                    expected = "" if dim is None else f", expected {dim} numbers"
+                    raise ModelError(
+                        f"{self.path}:{lineno}: cannot parse the vector of word {head!r}{expected}"
+                    )
+                dim = vec.size
+                words.append(head)
+                rows.append(vec)
+                if limit is not None and len(words) >= limit:
+                    break
+        if not rows:
+            return words, np.zeros((0, dim or 0), dtype=np.float32)
+        return words, np.vstack(rows)
 
     def describe(self) -> dict[str, str]:
         return file_description(self.kind, self.path)
