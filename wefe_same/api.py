@@ -129,14 +129,15 @@ def rank(
     details = pd.concat([m.details for m in per_model], ignore_index=True)
     scores = score_matrices(details, plan, names)
 
+    column_sets = {spec.name: {s.column: s.query_set for s in subs} for spec, subs in plan}
+    weights = {spec.name: _weights(query_sets, spec) for spec in specs}
     aggregated = {}
     long_rows = []
-    for spec, subqueries in plan:
-        column_sets = {s.column: s.query_set for s in subqueries}
-        agg = aggregate(scores[spec.name], spec, column_sets, _weights(query_sets, spec), nan_policy=nan_policy)
+    for spec in specs:
+        agg = aggregate(scores[spec.name], spec, column_sets[spec.name], weights[spec.name], nan_policy=nan_policy)
         aggregated[spec.name] = agg
         for qs in agg.columns:
-            cols = [c for c, q in column_sets.items() if q == qs or qs == OVERALL]
+            cols = [c for c, q in column_sets[spec.name].items() if q == qs or qs == OVERALL]
             ranks = rank_column(agg[qs], spec, ties)
             for model in names:
                 long_rows.append((qs, spec.name, model, agg.at[model, qs], ranks[model],
@@ -158,9 +159,7 @@ def rank(
     if bootstrap:
         intervals = dict(zip(
             ("aggregates_ci", "correlations_ci", "rank_stability"),
-            run_bootstrap(scores, specs,
-                          {s.name: {c.column: c.query_set for c in subs} for s, subs in plan},
-                          {s.name: _weights(query_sets, s) for s in specs}, aggregates, rankings,
+            run_bootstrap(scores, specs, column_sets, weights, aggregates, rankings,
                           draws=bootstrap, random_state=stream_seed(seed, "bootstrap"),
                           nan_policy=nan_policy)))
 

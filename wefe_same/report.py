@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 FIGURE_FORMATS = ("png", "pdf", "svg")
+#: Which per-word scores the "most biased words" figures show, in order of preference.
+WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
 #: Prefix of the quality columns in rankings and aggregates.
 QUALITY_PREFIX = "quality:"
 
@@ -125,9 +127,9 @@ def write_figures(result: RankResult, folder: Path) -> None:
             _save(fig, folder, f"scores_{_safe(metric)}")
 
         if result.word_bias is not None and len(result.word_bias):
-            for metric, component in (("SAME", "b"), ("WEAT", "s"), ("DirectBias", "b")):
-                if metric in result.scores:
-                    break
+            # SAME's b(t) when it ran, else the first metric that has per-word values.
+            present = set(result.word_bias["metric"])
+            metric, component = next((m, c) for m, c in WORD_FIGURE_PREFERENCE if m in present)
             for model in result.rankings.index:
                 fig = Figure(figsize=(6, 5), layout="constrained")
                 plots.most_biased_words(result.word_bias, model, metric=metric, component=component,

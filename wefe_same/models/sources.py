@@ -8,7 +8,7 @@ casing variants), so a source never has to hand over a whole embedding matrix.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
@@ -172,33 +172,41 @@ class TextVectorsSource:
         if not self.path.is_file():
             raise ModelError(f"model {name!r}: no such file {self.path}")
 
-    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
-        wanted = set(words)
-        found: dict[str, np.ndarray] = {}
+    def _rows(self, keep: Callable[[str], bool], dtype: type = np.float64) -> Iterator[tuple[str, np.ndarray]]:
+        """(word, vector) for the lines whose word ``keep`` accepts, in file order.
+
+        A header line ``V d`` is skipped; a vector that does not parse or has the wrong
+        length is an error naming the file and line.
+        """
         dim: int | None = None
-        with open(self.path, encoding="utf-8", errors="replace") as fh:
+        with open(self.path, encoding="utf-8", errors="replace") as fh, warnings.catch_warnings():
+            # np.fromstring warns (and stops) on text it cannot parse: make that an error here.
+            warnings.simplefilter("error", DeprecationWarning)
             for lineno, line in enumerate(fh, start=1):
-                head, _, rest = line.rstrip("\n").partition(" ")
                 if lineno == 1 and _is_header(line):
                     dim = int(line.split()[1])
                     continue
-                if head not in wanted or head in found:
+                head, _, rest = line.rstrip("\n").partition(" ")
+                if not keep(head):
                     continue
                 try:
-                    vec = np.array(rest.split(), dtype=np.float64)
-                except ValueError:
+                    vec = np.fromstring(rest, dtype=dtype, sep=" ")
+                except (ValueError, DeprecationWarning):
+                    raise ModelError(f"{self.path}:{lineno}: cannot parse the vector of word {head!r}") from None
+                dim = vec.size if dim is None else dim
+                if vec.size != dim or vec.size == 0:
                     raise ModelError(
-                        f"{self.path}:{lineno}: cannot parse the vector of word {head!r}"
-                    ) from None
-                if dim is None:
-                    dim = vec.size
-                if vec.size != dim:
-                    raise ModelError(
-                        f"{self.path}:{lineno}: word {head!r} has {vec.size} numbers, expected {dim}"
+                        f"{self.path}:{lineno}: word {head!r} has {vec.size} numbers, expected {dim} numbers"
                     )
-                found[head] = vec
-                if len(found) == len(wanted):
-                    break
+                yield head, vec
+
+    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
+        wanted = set(words)
+        found: dict[str, np.ndarray] = {}
+        for word, vec in self._rows(lambda w: w in wanted and w not in found):
+            found[word] = vec
+            if len(found) == len(wanted):
+                break
         return found
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
@@ -211,34 +219,14 @@ class TextVectorsSource:
         """
         words: list[str] = []
         rows: list[np.ndarray] = []
-        dim: int | None = None
-        if limit is not None and limit <= 0:
-            return words, np.zeros((0, 0), dtype=np.float32)
-        with open(self.path, encoding="utf-8", errors="replace") as fh, warnings.catch_warnings():
-            # np.fromstring warns (and stops) on text it cannot parse: make that an error here.
-            warnings.simplefilter("error", DeprecationWarning)
-            for lineno, line in enumerate(fh, start=1):
-                if lineno == 1 and _is_header(line):
-                    dim = int(line.split()[1])
-                    continue
-                head, _, rest = line.rstrip("\n").partition(" ")
-                try:
-                    vec = np.fromstring(rest, dtype=np.float32, sep=" ")
-                except (ValueError, DeprecationWarning):
-                    vec = None
-                if vec is None or (dim is not None and vec.size != dim) or vec.size == 0:
-                    expected = "" if dim is None else f", expected {dim} numbers"
-                    raise ModelError(
-                        f"{self.path}:{lineno}: cannot parse the vector of word {head!r}{expected}"
-                    )
-                dim = vec.size
-                words.append(head)
+        if limit is None or limit > 0:
+            # float32 while reading: 300 000 rows of 300 floats would take 720 MB as float64.
+            for word, vec in self._rows(lambda w: True, np.float32):
+                words.append(word)
                 rows.append(vec)
                 if limit is not None and len(words) >= limit:
                     break
-        if not rows:
-            return words, np.zeros((0, dim or 0), dtype=np.float32)
-        return words, np.vstack(rows)
+        return words, (np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32))
 
     def describe(self) -> dict[str, str]:
         return file_description(self.kind, self.path)
