@@ -5,7 +5,7 @@ import pytest
 from conftest import write_glove
 
 from wefe_same import ModelError
-from wefe_same.debias import HardDebiasedSource, equalize, gender_direction, neutralize
+from wefe_same.models.debias import HardDebiasedSource, equalize, gender_direction, neutralize
 from wefe_same.models import ArraySource, catalog_names, default_models, resolve_model, resolve_models
 from wefe_same.vectors import build_table
 

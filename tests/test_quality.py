@@ -18,7 +18,7 @@ import pytest
 from conftest import write_glove
 from scipy import stats
 
-from wefe_same.debias import HardDebiasedSource
+from wefe_same.models.debias import HardDebiasedSource
 from wefe_same.errors import ModelError, QualityError, WefeSameError
 from wefe_same.models import ArraySource, TextVectorsSource, resolve_model
 from wefe_same.models.sources import LazySource

