@@ -61,6 +61,8 @@ class CatalogEntry:
     package: str  # the distribution to pip install
     module: str  # its import name
     build: Callable[[], ModelSource]
+    #: Variant suffixes (keys of :data:`VARIANTS`) that the default run ranks beside the model.
+    variants: tuple[str, ...] = (DEBIAS_SUFFIX,)
 
     @property
     def installed(self) -> bool:
@@ -85,13 +87,13 @@ CATALOG: dict[str, CatalogEntry] = {
 
 
 def catalog_names() -> list[str]:
-    """Every catalog model and its hard-debiased variant."""
-    return [n for base in CATALOG for n in (base, base + DEBIAS_SUFFIX)]
+    """Every catalog model and its default variants."""
+    return [n for base, e in CATALOG.items() for n in (base, *(base + v for v in e.variants))]
 
 
 def default_models() -> list[str]:
     """The installed catalog models and their variants: what ``wefe-same rank`` ranks."""
-    return [n for base, e in CATALOG.items() if e.installed for n in (base, base + DEBIAS_SUFFIX)]
+    return [n for base, e in CATALOG.items() if e.installed for n in (base, *(base + v for v in e.variants))]
 
 
 def _catalog_source(name: str) -> ModelSource:

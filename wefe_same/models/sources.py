@@ -19,7 +19,15 @@ from ..errors import ModelError
 
 @runtime_checkable
 class ModelSource(Protocol):
-    """What the framework needs from an embedding model."""
+    """What the framework needs from an embedding model.
+
+    Optional, beyond the protocol: ``vocabulary(limit)`` (the first words and their
+    vectors, for analogy benchmarks), ``identity()`` (a JSON-able dict that identifies
+    the model's vectors without reading them, e.g. path, size and mtime of its files, the
+    package and version, an encoder's revision and settings: the cache key; a source
+    without it is never cached) and ``spec`` (the string it was resolved from, so that
+    worker processes can resolve it again).
+    """
 
     name: str
 
