@@ -7,6 +7,7 @@ import pytest
 
 from wefe_same import METRICS, AtLeast, MetricError
 from wefe_same.metrics.registry import check_options, get_metric, resolve_metrics
+from wefe_same.validation import InvalidParameterError
 
 #: Swapping the two target sets negates the score.
 SIGN_FLIP_ON_TARGET_SWAP = {"WEAT", "WEAT-ES", "RND", "gWEAT", "RIPA", "SAME-skew"}
@@ -113,7 +114,27 @@ def test_unknown_metric_and_option_messages():
 
 
 def test_option_values_are_validated_with_one_message_shape():
+    # A direct call names the function; check_options (tests/test_metric_options.py) the metric.
     spec = get_metric("WEAT-ES")
     targets, attributes = random_sets(spec, np.random.default_rng(5))
-    with pytest.raises(MetricError, match="The 'ddof' parameter of weat_effect_size must be 0 or 1. Got 2"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"The 'ddof' parameter of weat_effect_size must be one of 0, 1. Got 2 instead."):
         spec.compute(targets, attributes, {"ddof": 2})
+
+
+@pytest.mark.parametrize("name", list(METRICS))
+def test_declared_detail_columns_match_the_results(name):
+    # promoted_details: keys every result carries (the permutation test's, for WEAT and
+    # WEAT-ES); pair_keyed: details/word_values keyed "signed_i_j"/"pair_i_j" by target-set pairs.
+    import re
+
+    spec = METRICS[name]
+    targets, attributes = random_sets(spec, np.random.default_rng(6))
+    options = {"permutations": 50} if "permutations" in spec.options else {}
+    result = spec.compute(targets, attributes, options, random_state=1)
+    assert set(spec.promoted_details) <= set(result.details)
+    keys = [*result.details, *result.word_values]
+    paired = [k for k in keys if re.fullmatch(r"(signed|pair)_\d+_\d+", k)]
+    assert bool(paired) == spec.pair_keyed
+    assert {n for n, s in METRICS.items() if s.promoted_details} == {"WEAT", "WEAT-ES"}
+    assert {n for n, s in METRICS.items() if s.pair_keyed} == {"SAME", "SAME-skew", "SAME-stereotype"}

@@ -25,19 +25,20 @@ def make_query(rng, n_x, n_y, dim=10, shift=0.3):
 
 
 def brute_force_p(X, Y, A, B, alternative="greater"):
-    """Caliskan et al.'s eq. 6 by enumeration, from the vectors, without wefe_same.stats."""
+    """The share of splits at least as extreme as the observed one, the observed split
+    included, by enumeration from the vectors, without wefe_same.stats."""
     W = np.vstack([X, Y])
     observed = weat(X, Y, A, B).value
-    exceed = 0
+    at_least = 0
     splits = list(itertools.combinations(range(len(W)), len(X)))
     for xs in splits:
         ys = [i for i in range(len(W)) if i not in xs]
         stat = weat(W[list(xs)], W[ys], A, B).value
         if alternative == "two-sided":
-            exceed += abs(stat) > abs(observed) + 1e-12
+            at_least += abs(stat) >= abs(observed) - 1e-12
         else:
-            exceed += stat > observed + 1e-12
-    return exceed / len(splits), len(splits)
+            at_least += stat >= observed - 1e-12
+    return at_least / len(splits), len(splits)
 
 
 @pytest.mark.parametrize(("n_x", "n_y", "seed"), [(4, 4, 0), (5, 3, 1), (6, 6, 2), (3, 7, 3)])
@@ -50,6 +51,12 @@ def test_exact_p_value_equals_brute_force_enumeration(n_x, n_y, seed, alternativ
     assert got["p_value"] == expected
 
 
+def binomial_agreement(exact, sampled, n):
+    """|sampled − exact| within 4 binomial standard errors (+ the 1/(n+1) offset of (k+1)/(n+1))."""
+    sigma = math.sqrt(max(exact * (1 - exact), 1e-4) / n)
+    return abs(sampled - exact) < 4 * sigma + 1 / n
+
+
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_sampled_p_value_within_binomial_error_of_exact(seed):
     X, Y, A, B = make_query(np.random.default_rng(seed), 8, 8, shift=0.04)
@@ -59,10 +66,84 @@ def test_sampled_p_value_within_binomial_error_of_exact(seed):
     n = 20_000
     sampled = weat_permutation_test(s, 8, permutations=n, exact_limit=0, random_state=seed)
     assert sampled.method == "sampled" and sampled.n_splits == n
-    # (k+1)/(n+1) estimates P[stat ≥ observed] = exact + P[tie] (the identity split, 1/12870).
-    target = exact.p_value + 1 / 12870
-    sigma = math.sqrt(max(target * (1 - target), 1e-4) / n)
-    assert abs(sampled.p_value - target) < 4 * sigma + 1 / n
+    # Both estimate P[stat ≥ observed], the observed split counted: one tie rule.
+    assert binomial_agreement(exact.p_value, sampled.p_value, n)
+
+
+# s(w, A, B) ∈ {1, 0, −1} from hand-built vectors: A = {e1}, B = {e2}; e1 → 1, e2 → −1,
+# (e1 + e2)/√2 and e3 → 0 exactly. Most of the 12 870 splits of 16 words tie with another.
+E = np.eye(4)
+TIED_WORDS = np.array([E[0]] * 5 + [(E[0] + E[1]) / math.sqrt(2)] * 3 + [E[2]] * 3 + [E[1]] * 5)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+@pytest.mark.parametrize("order", [0, 1, 2])
+def test_tied_statistics_exact_and_sampled_agree(alternative, order):
+    words = TIED_WORDS[np.random.default_rng(order).permutation(16)]
+    X, Y, A, B = words[:8], words[8:], E[:1], E[1:2]
+    s = np.concatenate([association(X, A, B), association(Y, A, B)])
+    assert set(np.round(s, 12)) <= {-1.0, 0.0, 1.0}
+    stats = [2 * s[list(xs)].sum() - s.sum() for xs in itertools.combinations(range(16), 8)]
+    observed = 2 * s[:8].sum() - s.sum()
+    # Ties with the observed statistic: P(tie) ≈ 0.05 ≫ the sampled test's standard error
+    # (≈ 0.003), so counting them in one test and not in the other would fail below.
+    assert np.mean(np.isclose(stats, observed)) > 0.02
+    kw = {"permutations": 20_000, "alternative": alternative, "random_state": order}
+    exact = weat(X, Y, A, B, **kw).details
+    sampled = weat(X, Y, A, B, exact_limit=0, **kw).details
+    assert exact["p_method"] == "exact" and sampled["p_method"] == "sampled"
+    # |X| = |Y|: the lower tail of (X, Y) is the upper tail of (Y, X).
+    by_hand = brute_force_p(Y, X, A, B)[0] if alternative == "less" else brute_force_p(X, Y, A, B, alternative)[0]
+    assert exact["p_value"] == by_hand
+    assert binomial_agreement(exact["p_value"], sampled["p_value"], kw["permutations"])
+
+
+def test_floating_point_ties_count_as_ties():
+    # 0.1 + 0.2 and 0.3 + 0.0 are equal in exact arithmetic, not in floating point.
+    s = np.array([0.1, 0.2, 0.3, 0.0])
+    assert (0.1 + 0.2) + 0.0 + 0.0 > 0.3
+    # splits ≥ {0.1, 0.2}: itself, {0.3, 0.0} (tie), {0.1, 0.3}, {0.2, 0.3} → 4/6
+    assert weat_permutation_test(s, 2, permutations=1).p_value == 4 / 6
+    assert weat_permutation_test(s, 2, permutations=4000, exact_limit=0, random_state=0).p_value == pytest.approx(
+        4 / 6, abs=0.03)
+
+
+@pytest.mark.parametrize("alternative", ["greater", "less", "two-sided"])
+def test_p_value_is_never_zero(alternative):
+    rng = np.random.default_rng(8)
+    for n_x, n_y in [(2, 2), (4, 4), (6, 9), (20, 20)]:
+        s = np.sort(rng.normal(size=n_x + n_y))[::-1]  # X holds the largest: the most extreme split
+        kw = {"permutations": 500, "alternative": alternative, "random_state": 1}
+        for test in (weat_permutation_test(s, n_x, **kw), weat_permutation_test(s, n_x, exact_limit=0, **kw)):
+            floor = 1 / (test.n_splits + 1) if test.method == "sampled" else 1 / test.n_splits
+            assert floor <= test.p_value <= 1
+    # The most extreme of the 6 splits of {3, 2} vs {1, 0}: 1/6, where the strict rule gave 0.
+    assert weat_permutation_test(np.array([3.0, 2.0, 1.0, 0.0]), 2, permutations=1).p_value == 1 / 6
+
+
+@pytest.mark.parametrize("alternative", ["greater", "two-sided"])
+def test_exact_test_is_valid_with_ties(alternative):
+    # Under H0 each split of X ∪ Y is equally likely to be the observed one. Taking every
+    # split in turn as the observed one gives the exact null distribution of p:
+    # P(p ≤ α) ≤ α must hold for every α, ties included.
+    s_all = np.array([1.0] * 4 + [0.0] * 4 + [-1.0] * 2)
+    ps, strict = [], []
+    for xs in itertools.combinations(range(10), 5):
+        ys = [i for i in range(10) if i not in xs]
+        s = s_all[list(xs) + ys]
+        ps.append(weat_permutation_test(s, 5, permutations=1, alternative=alternative).p_value)
+        # Caliskan et al.'s strict ">" on the same splits, for contrast.
+        stats = np.array([2 * s[list(c)].sum() - s.sum() for c in itertools.combinations(range(10), 5)])
+        obs = 2 * s[:5].sum() - s.sum()
+        if alternative == "two-sided":
+            stats, obs = np.abs(stats), abs(obs)
+        strict.append(np.mean(stats > obs + 1e-12))
+    ps, strict = np.array(ps), np.array(strict)
+    for alpha in np.unique(np.r_[ps, strict, 0.01, 0.05, 0.1]):
+        assert np.mean(ps <= alpha) <= alpha + 1e-12
+    assert ps.min() > 0
+    # The strict rule is anti-conservative here: some α has P(p ≤ α) > α, and p = 0 occurs.
+    assert any(np.mean(strict <= a) > a for a in np.unique(strict)) and strict.min() == 0
 
 
 def test_same_seed_same_p_value_other_seed_differs():

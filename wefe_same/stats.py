@@ -9,11 +9,15 @@ from typing import Literal
 
 import numpy as np
 
-from .errors import MetricError, bad_parameter
+from .validation import check_choice, check_int
 
 Alternative = Literal["greater", "less", "two-sided"]
+ALTERNATIVES: tuple[Alternative, ...] = ("greater", "less", "two-sided")
 #: Exact enumeration is used up to this many splits (``exact_limit``) by default.
 EXACT_LIMIT = 100_000
+#: Two split statistics tie when they differ by at most this share of Σ|s| (see
+#: :func:`weat_permutation_test`).
+TIE_RTOL = 1e-12
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,30 @@ def weat_permutation_test(
     exact_limit: int = EXACT_LIMIT,
     random_state: int | np.random.Generator | None = None,
 ) -> PermutationTest:
-    """Caliskan et al.'s test: P[s(X_i, Y_i, A, B) > s(X, Y, A, B)] over splits of X ∪ Y.
+    """Caliskan et al.'s permutation test over the splits of X ∪ Y, with one tie rule.
+
+    The p-value is the share of splits (X_i, Y_i) whose statistic is *at least as
+    extreme* as the observed one, P[s(X_i, Y_i, A, B) ≥ s(X, Y, A, B)], the observed
+    split counted among them:
+
+    * exact (at most ``exact_limit`` splits): p = #{i : t_i ≥ t_obs} / C(n, n_x), over
+      every split, the observed one included, so p ≥ 1 / C(n, n_x) > 0;
+    * sampled: p = (k + 1) / (N + 1), k = #{N random splits with t_i ≥ t_obs}, the
+      Monte-Carlo form of the same quantity (Phipson & Smyth 2010).
+
+    Why "≥" and not Caliskan et al.'s strict ">" (seed 000 eq. 6): under the null
+    hypothesis every split is equally likely to be the observed one, so counting it and
+    its ties makes the test valid, P(p ≤ α) ≤ α for every α, also when statistics tie
+    (few distinct words, duplicated vectors, integer-like scores). The strict rule is
+    anti-conservative with ties and gives p = 0 for the most extreme split, a value no
+    finite test can support; and it disagrees with the sampled estimate, which must count
+    the observed split to stay valid (Phipson & Smyth 2010). Without ties the two rules
+    differ by exactly 1 / C(n, n_x).
+
+    Two statistics count as tied when they differ by at most ``TIE_RTOL`` · Σ|s|: every
+    statistic is a signed sum of the entries of ``s``, so Σ|s| bounds its size and its
+    rounding error (≈ n · 2⁻⁵³ · Σ|s|), and a split whose statistic equals the observed
+    one in exact arithmetic is never lost to rounding.
 
     Parameters
     ----------
@@ -65,26 +92,33 @@ def weat_permutation_test(
         Splits to sample when the number of splits C(n, n_x) exceeds ``exact_limit``;
         0 skips the test.
     alternative : {"greater", "less", "two-sided"}
-        "greater" is the one-sided test of seed 000 eq. 6; "two-sided" compares
-        |statistics| and is right for negative statistics too.
+        "greater" is the one-sided test of seed 000 eq. 6; "less" the lower tail;
+        "two-sided" compares |statistics| and is right for negative statistics too.
     exact_limit : int
-        Enumerate every split when there are at most this many.
+        Enumerate every split when there are at most this many; 0 always samples.
+    random_state : int, Generator or None
+        Seeds the sampled splits (each a subset drawn without replacement).
 
     Returns
     -------
     PermutationTest
-        Exact: the share of splits whose statistic exceeds the observed one (eq. 6).
-        Sampled: (k + 1) / (N + 1), k = sampled splits at least as extreme.
 
+    The observed split is the most extreme of the 6 here, yet p = 1/6, not 0:
+
+    >>> weat_permutation_test(np.array([3.0, 2.0, 1.0, 0.0]), 2, permutations=1000)
+    PermutationTest(p_value=0.16666666666666666, n_splits=6, method='exact')
+
+    0.1 + 0.2 and 0.3 + 0.0 tie in exact arithmetic, though not in floating point; the
+    observed split, the tie and the two larger splits count: p = 4/6.
+
+    >>> weat_permutation_test(np.array([0.1, 0.2, 0.3, 0.0]), 2, permutations=1000).p_value
+    0.6666666666666666
     >>> weat_permutation_test(np.array([3.0, 2.0, 1.0, 0.0]), 2, permutations=0)
     PermutationTest(p_value=nan, n_splits=0, method='none')
-    >>> weat_permutation_test(np.array([3.0, 2.0, 1.0, 0.0]), 2, permutations=1000)
-    PermutationTest(p_value=0.0, n_splits=6, method='exact')
     """
-    if not isinstance(permutations, int) or isinstance(permutations, bool) or permutations < 0:
-        raise MetricError(bad_parameter("permutations", "weat", "an integer >= 0", permutations))
-    if alternative not in ("greater", "less", "two-sided"):
-        raise MetricError(bad_parameter("alternative", "weat", "'greater', 'less' or 'two-sided'", alternative))
+    check_int(permutations, "permutations", "weat", minimum=0)
+    check_choice(alternative, "alternative", "weat", ALTERNATIVES)
+    check_int(exact_limit, "exact_limit", "weat", minimum=0)
     if permutations == 0:
         return NO_TEST
     n = len(s)
@@ -95,17 +129,17 @@ def weat_permutation_test(
     observed_row = np.zeros((1, n))
     observed_row[0, :n_x] = 1.0
     # Statistic Σ_{X_i} s − Σ_{Y_i} s = 2 Σ_{X_i} s − Σ s: one matrix product for all splits,
-    # and the same arithmetic for the observed split, so it never counts as exceeding itself.
+    # and the same arithmetic for the observed split, so it always ties with itself.
     stats = 2.0 * (indicators @ s) - s.sum()
     observed = float(2.0 * (observed_row @ s)[0] - s.sum())
     if alternative == "less":
         stats, observed = -stats, -observed
     elif alternative == "two-sided":
         stats, observed = np.abs(stats), abs(observed)
-    tol = 1e-12 * max(1.0, abs(observed))
+    at_least_as_extreme = stats >= observed - TIE_RTOL * float(np.abs(s).sum())
     if exact:
-        return PermutationTest(float(np.mean(stats > observed + tol)), total, "exact")
-    k = int(np.sum(stats >= observed - tol))
+        return PermutationTest(float(np.mean(at_least_as_extreme)), total, "exact")
+    k = int(np.sum(at_least_as_extreme))
     return PermutationTest((k + 1) / (permutations + 1), permutations, "sampled")
 
 

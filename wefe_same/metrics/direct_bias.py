@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MetricError, bad_parameter
+from ..validation import check_int, check_number
 from .result import MetricResult
+
+#: With ``c = 0`` a word counts as orthogonal to the bias subspace (|cos|⁰ = 0) when its
+#: norm of cosines is at most this; rounding leaves ~d · 2⁻⁵³ on an orthogonal unit vector.
+ORTHOGONAL_TOL = 1e-12
 
 
 def pca_subspace(tuples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -40,15 +44,21 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
         Aligned defining words: row j of every group forms the j-th defining tuple.
     k : int, optional
         Number of principal components; default ``n_groups − 1`` (seed 001 §4.3.2).
-    c : float, default 1
-        Strictness exponent.
+    c : float >= 0, default 1
+        Strictness exponent (Bolukbasi et al. 2016, §5). ``c = 0`` follows their
+        convention that |cos(w, g)|⁰ is 0 when w is orthogonal to the bias direction and
+        1 otherwise, so the value is the share of words with a nonzero projection on the
+        bias subspace (a norm at most ``ORTHOGONAL_TOL`` counts as zero); numpy's
+        ``0.0 ** 0 == 1`` would make it 1 for every input.
+
+    >>> e = np.eye(3)
+    >>> direct_bias(e, e[:1], -e[:1], c=0).value  # e1 lies on the bias direction, e2 and e3 not
+    0.3333333333333333
     """
     n = len(groups)
     k = n - 1 if k is None else k
-    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
-        raise MetricError(bad_parameter("k", "direct_bias", "an integer >= 1", k))
-    if not c > 0:
-        raise MetricError(bad_parameter("c", "direct_bias", "a positive number", c))
+    check_int(k, "k", "direct_bias", minimum=1)
+    c = check_number(c, "c", "direct_bias", low=0)
     tuples = np.stack(groups)
     details = {"k": k, "n_tuples": tuples.shape[1], "explained_variance": np.nan}
     rank = min(tuples.shape[1] * (n - 1), tuples.shape[2])
@@ -60,4 +70,5 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
     components, explained = pca_subspace(tuples, k)
     details["explained_variance"] = explained.sum()
     b = np.linalg.norm(T @ components.T, axis=1)
-    return MetricResult((b**c).mean(), details, word_values={"b": b})
+    powered = (b > ORTHOGONAL_TOL).astype(float) if c == 0 else b**c
+    return MetricResult(powered.mean(), details, word_values={"b": b})

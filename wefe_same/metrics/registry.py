@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import MetricError, unknown_name
 from ..query import AtLeast, Template
+from ..stats import ALTERNATIVES
+from ..validation import check_bool, check_choice, check_int, check_number
 from .direct_bias import direct_bias
 from .result import MetricResult
 from .rnd import rnd
@@ -25,6 +28,51 @@ from .weat import gweat, mac, weat, weat_effect_size
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
+#: Checks one option value: ``check(value, option, metric)`` returns it or raises
+#: :class:`~wefe_same.validation.InvalidParameterError` naming the metric and the option.
+OptionCheck = Callable[[Any, str, str], Any]
+
+
+def integer(minimum: int, *, none: bool = False) -> OptionCheck:
+    """An integer >= ``minimum`` (or None when ``none``).
+
+    >>> integer(1)(0, "k", "DirectBias")
+    Traceback (most recent call last):
+    ...
+    wefe_same.validation.InvalidParameterError: The 'k' parameter of DirectBias must be an integer >= 1. Got 0 instead.
+    """
+    def check(value: Any, option: str, metric: str) -> Any:
+        if none and value is None:
+            return None
+        return check_int(value, option, metric, minimum=minimum)
+    return check
+
+
+def number(low: float | None = None, high: float | None = None, *, low_open: bool = False,
+           high_open: bool = False) -> OptionCheck:
+    """A finite number in the interval given (closed unless ``*_open``)."""
+    return lambda value, option, metric: check_number(value, option, metric, low=low, high=high,
+                                                      low_open=low_open, high_open=high_open)
+
+
+def one_of(*choices: Any) -> OptionCheck:
+    """One of ``choices``."""
+    return lambda value, option, metric: check_choice(value, option, metric, choices)
+
+
+def boolean() -> OptionCheck:
+    """True or False."""
+    return lambda value, option, metric: check_bool(value, option, metric)
+
+
+#: The permutation test's options, shared by WEAT and WEAT-ES.
+PERMUTATION_OPTIONS: dict[str, OptionCheck] = {
+    "permutations": integer(0),
+    "alternative": one_of(*ALTERNATIVES),
+    "exact_limit": integer(0),
+}
+#: Details of WEAT and WEAT-ES that ``details.csv`` shows as columns of their own.
+PERMUTATION_DETAILS = ("p_value", "n_splits", "p_method")
 
 #: What each order relation means (seed 002 §3.1: the relation says which score is less biased).
 ORDER_MEANING: dict[Order, str] = {
@@ -68,6 +116,19 @@ class MetricSpec:
         attribute sets (RNSB: one classifier per attribute pair, shared by every target set).
     formula, reference : str
         For the docs and ``wefe-same metrics``.
+    option_checks : mapping of str to OptionCheck
+        One check per keyword-only option of ``func`` (``random_state`` excluded):
+        ``check(value, option, metric name)`` returns the value or raises
+        :class:`~wefe_same.validation.InvalidParameterError`. :func:`check_options` runs
+        them before any work; every option must have one.
+    promoted_details : tuple of str
+        Detail keys shown as columns of their own in ``details.csv`` (the permutation
+        test's ``p_value``, ``n_splits``, ``p_method`` for WEAT and WEAT-ES); the other
+        details go to its JSON column.
+    pair_keyed : bool
+        Details and ``word_values`` have keys ``"signed_i_j"`` / ``"pair_i_j"`` indexed by
+        pairs i < j of target sets (SAME, SAME-skew, SAME-stereotype), which tables
+        rename with the sets' names.
     """
 
     name: str
@@ -84,6 +145,17 @@ class MetricSpec:
     word_role: Literal["targets", "attributes"] | None = None
     random_stream: str | None = None
     seed_by: Literal["subquery", "attributes"] = "subquery"
+    option_checks: Mapping[str, OptionCheck] = field(default_factory=dict, hash=False, compare=False)
+    promoted_details: tuple[str, ...] = ()
+    pair_keyed: bool = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "option_checks", MappingProxyType(dict(self.option_checks)))
+        if set(self.option_checks) != set(self.options):
+            raise MetricError(
+                f"metric {self.name!r}: option_checks must have one check per option; options: "
+                f"{', '.join(self.options) or 'none'}; checks: {', '.join(self.option_checks) or 'none'}"
+            )
 
     @property
     def options(self) -> dict[str, Any]:
@@ -93,6 +165,19 @@ class MetricSpec:
             for p in inspect.signature(self.func).parameters.values()
             if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "random_state"
         }
+
+    def check_option(self, option: str, value: Any) -> Any:
+        """``value`` if ``option`` is one of the metric's options and may take it.
+
+        >>> METRICS["DirectBias"].check_option("c", -1)
+        Traceback (most recent call last):
+        ...
+        wefe_same.validation.InvalidParameterError: The 'c' parameter of DirectBias must be a number >= 0. Got -1 instead.
+        """
+        if option not in self.options:
+            valid = ", ".join(self.options) or "none"
+            raise MetricError(f"metric {self.name!r} has no option {option!r}; its options: {valid}")
+        return self.option_checks[option](value, option, self.name)
 
     def compute(
         self,
@@ -114,6 +199,7 @@ METRICS: dict[str, MetricSpec] = {
             name="WEAT", func=weat,
             call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
             template=Template(2, 2), order="abs", stochastic=True, word_role="targets",
+            option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS,
             formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
             reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
         ),
@@ -121,6 +207,7 @@ METRICS: dict[str, MetricSpec] = {
             name="WEAT-ES", func=weat_effect_size,
             call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
             template=Template(2, 2), order="abs", stochastic=True, random_stream="WEAT",
+            option_checks={"ddof": one_of(0, 1), **PERMUTATION_OPTIONS}, promoted_details=PERMUTATION_DETAILS,
             formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
             reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
         ),
@@ -128,6 +215,7 @@ METRICS: dict[str, MetricSpec] = {
             name="RND", func=rnd,
             call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
             template=Template(2, 1), order="abs", vectors="raw",
+            option_checks={"normalize": boolean()},
             formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
             reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",
         ),
@@ -135,6 +223,7 @@ METRICS: dict[str, MetricSpec] = {
             name="RNSB", func=rnsb,
             call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
             template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
+            option_checks={"n_iterations": integer(1), "train_fraction": number(0, 1, low_open=True)},
             formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
             reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",
         ),
@@ -148,7 +237,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="SAME", func=same,
             call=lambda t, a, **o: same(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending", word_role="attributes",
+            template=Template(AtLeast(2), 1), order="ascending", word_role="attributes", pair_keyed=True,
             formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
             reference="Schröder, Schulz & Hammer 2024 (seed 001 §3)",
         ),
@@ -156,7 +245,7 @@ METRICS: dict[str, MetricSpec] = {
             name="DirectBias", func=direct_bias,
             call=lambda t, a, **o: direct_bias(a[0], *t, **o),
             template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
-            word_role="attributes",
+            word_role="attributes", option_checks={"k": integer(1, none=True), "c": number(0)},
             formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
             reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: seed 001 eq. 17",
         ),
@@ -184,14 +273,14 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="SAME-skew", func=same_skew,
             call=lambda t, a, **o: same_skew(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="abs",
+            template=Template(AtLeast(2), 1), order="abs", pair_keyed=True,
             formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
             reference="Schröder et al. 2021 (seed 000 §4.4)",
         ),
         MetricSpec(
             name="SAME-stereotype", func=same_stereotype,
             call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending",
+            template=Template(AtLeast(2), 1), order="ascending", pair_keyed=True,
             formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
             reference="Schröder et al. 2021 (seed 000 §4.4)",
         ),
@@ -217,15 +306,26 @@ def resolve_metrics(names: Iterable[str] | None) -> list[MetricSpec]:
 
 
 def check_options(specs: Iterable[MetricSpec], metric_options: Mapping[str, Mapping[str, Any]] | None) -> None:
-    """Every option must name a selected metric and one of its keyword-only parameters."""
+    """Every option must name a selected metric, one of its keyword-only parameters, and a
+    value that parameter takes; checked before any work starts.
+
+    Raises
+    ------
+    MetricError
+        An unselected metric or an unknown option.
+    InvalidParameterError
+        A bad value: "The 'k' parameter of DirectBias must be an integer >= 1. Got 0 instead."
+
+    >>> check_options([METRICS["RNSB"]], {"RNSB": {"train_fraction": 0}})
+    Traceback (most recent call last):
+    ...
+    wefe_same.validation.InvalidParameterError: The 'train_fraction' parameter of RNSB must be a number in (0, 1]. Got 0 instead.
+    """
     specs = {s.name: s for s in specs}
     for metric, opts in (metric_options or {}).items():
         if metric not in specs:
             raise MetricError(
                 f"metric_options names metric {metric!r}, which is not selected; selected: {', '.join(specs)}"
             )
-        allowed = specs[metric].options
-        for key in opts:
-            if key not in allowed:
-                valid = ", ".join(allowed) or "none"
-                raise MetricError(f"metric {metric!r} has no option {key!r}; its options: {valid}")
+        for key, value in opts.items():
+            specs[metric].check_option(key, value)

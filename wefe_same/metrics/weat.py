@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import MetricError, bad_parameter
 from ..stats import EXACT_LIMIT, Alternative, weat_permutation_test
+from ..validation import check_choice
 from .result import MetricResult
 
 
@@ -47,8 +47,9 @@ def weat(
 ) -> MetricResult:
     """WEAT test statistic Σ_{x∈X} s(x,A,B) − Σ_{y∈Y} s(y,A,B); 0 means no bias.
 
-    ``permutations`` > 0 adds the permutation test's p-value to the details (see
-    :func:`wefe_same.stats.weat_permutation_test`).
+    ``permutations`` > 0 adds the permutation test's p-value to the details: the share
+    of splits of X ∪ Y at least as extreme as the observed one, which is counted (see
+    :func:`wefe_same.stats.weat_permutation_test` for the tie rule and its reason).
     """
     s, details = _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state)
     sx, sy = s[: len(X)], s[len(X):]
@@ -66,8 +67,7 @@ def weat_effect_size(
     effect sizes; WEFE uses ``ddof=0``. The p-value is the WEAT statistic's: the
     denominator is the same for every split of X ∪ Y.
     """
-    if ddof not in (0, 1):
-        raise MetricError(bad_parameter("ddof", "weat_effect_size", "0 or 1", ddof))
+    check_choice(ddof, "ddof", "weat_effect_size", (0, 1))
     s, details = _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state)
     sx, sy = s[: len(X)], s[len(X):]
     details = {"mean_difference": sx.mean() - sy.mean(), "std": np.nan, **details}
