@@ -88,10 +88,12 @@ def test_casing_fallback_and_zero_vectors_are_recorded():
     np.testing.assert_allclose(np.linalg.norm(table.unit, axis=1), 1.0)
 
 
-def test_catalog_lists_four_models_and_the_installed_ones_load():
-    assert catalog_names() == ["glove-6b-50d", "glove-6b-50d+hard-debias",
-                               "word2vec-gnews-weat", "word2vec-gnews-weat+hard-debias"]
-    assert default_models() == catalog_names()  # both packages are dependencies
+def test_catalog_lists_the_static_models_and_the_installed_ones_load():
+    # Other entries (encoders) and variants are tested with them; the static pair and its
+    # hard-debiased variants are always listed, and installed (both packages are dependencies).
+    static = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "word2vec-gnews-weat+hard-debias"]
+    assert [n for n in catalog_names() if n in static] == static
+    assert set(static) <= set(default_models()) <= set(catalog_names())
     glove = resolve_model("glove-6b-50d").lookup(["king", "queen"])
     assert glove["king"].shape == (50,)
     w2v = resolve_model("word2vec-gnews-weat").lookup(["king", "zzzqqq"])
@@ -172,3 +174,28 @@ def test_catalog_hard_debias_neutralises_query_words_in_the_real_model():
         assert abs(original @ g / np.linalg.norm(original)) > 1e-3  # it was not neutral before
     # "he"/"she" are a definitional (and equalise) pair: symmetric about the direction.
     assert debiased["he"] @ g == pytest.approx(-(debiased["she"] @ g))
+
+
+def test_models_command_lists_the_catalog_with_variants_and_the_gensim_data_names(tmp_path, monkeypatch, capsys):
+    from wefe_same.cli import main
+    from wefe_same.models.catalog import CATALOG
+    from wefe_same.models.gensim_data import CASE_STUDY
+
+    root = tmp_path / "gensim-data"
+    (root / "glove-twitter-200").mkdir(parents=True)
+    (root / "glove-twitter-200" / "glove-twitter-200.gz").write_bytes(b"")  # os.stat only: never read
+    monkeypatch.setenv("GENSIM_DATA_DIR", str(root))
+    assert main(["models"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    rows = {line.split()[0]: line.split() for line in out if line.strip()}
+    for name, entry in CATALOG.items():
+        assert rows[name][1] == ("yes" if entry.installed else "no")
+        for suffix in entry.variants:
+            assert name + suffix in rows
+    assert rows["glove-6b-50d"][1] == "yes" and "glove-6b-50d+debias-race" in rows
+    assert rows["glove-6b-50d+debias-religion"][1:3] == ["religion", "multiclass"]
+    for name in CASE_STUDY:
+        status = rows[f"gensim-data:{name}"][1]
+        assert status == ("present" if name == "glove-twitter-200" else "absent")
+    assert f"python -m gensim.downloader --download word2vec-google-news-300" in "\n".join(out)
+    assert any(str(root) in line for line in out)

@@ -19,7 +19,7 @@ from conftest import write_glove
 from scipy import stats
 
 from wefe_same.models.debias import HardDebiasedSource
-from wefe_same.errors import ModelError, QualityError, WefeSameError
+from wefe_same.errors import ModelError, QualityError, WefeSameError, WefeSameWarning
 from wefe_same.models import ArraySource, TextVectorsSource, resolve_model
 from wefe_same.models.sources import LazySource
 from wefe_same.quality import (
@@ -347,8 +347,15 @@ def test_source_without_vocabulary(tmp_path):
     table = evaluate_quality([user], [str(tmp_path / "pairs.txt")], progress=False)
     ref = evaluate_similarity(load_similarity(tmp_path / "pairs.txt"), Vocabulary(words, vectors))
     assert (table.iloc[0].score, table.iloc[0].n_found) == (pytest.approx(ref.spearman), 3)
-    with pytest.raises(QualityError, match=r"'lookup-only'.*vocabulary\(limit\).*'caps'"):
-        evaluate_quality([user], [str(tmp_path / "caps.txt")], progress=False)
+    # An analogy benchmark needs the vocabulary to search: NaN with the reason, not a crash
+    # after the other benchmarks were computed.
+    with pytest.warns(WefeSameWarning, match=r"caps: no analogy score: model 'lookup-only' cannot list its vocabulary"):
+        both = evaluate_quality([user], [str(tmp_path / "pairs.txt"), str(tmp_path / "caps.txt")], progress=False)
+    assert list(both.columns) == COLUMNS
+    assert both.iloc[0].score == pytest.approx(ref.spearman) and pd.isna(both.iloc[0].reason)
+    caps = both.iloc[1]
+    assert math.isnan(caps.score) and (caps.n_items, caps.n_evaluated, caps.kind) == (1, 0, "analogy")
+    assert caps.reason.startswith("model 'lookup-only' cannot list its vocabulary (LookupOnly has no vocabulary(limit)")
     with pytest.raises(ModelError, match="cannot list its vocabulary"):
         LazySource("lazy", lambda: user, {}).vocabulary(3)
 
@@ -519,3 +526,26 @@ def test_hard_debias_vocabulary_equals_lookup():
     assert any(w in src.specific for w in probe) and any(w not in src.specific for w in probe)
     # Debiasing did something: a neutral word has no component along the gender direction.
     assert abs(float(vectors[index["doctor"]] @ src.direction)) < 1e-6
+
+
+def test_an_encoder_gets_similarity_scores_and_nan_analogies_with_a_reason(tmp_path):
+    """An encoder has no vocabulary: similarity uses its vectors of the benchmark's words
+    as written (no casing variants: it knows every string), analogies are NaN with why."""
+    pytest.importorskip("sentence_transformers")
+    (tmp_path / "pairs.txt").write_text("king queen 8\ncar automobile 9\ncar banana 1\nDoctor nurse 6\n")
+    source = resolve_model("minilm-l6-v2")
+    asked = []
+    lookup = source.lookup
+    source.lookup = lambda words: asked.append(sorted(words)) or lookup(words)  # type: ignore[method-assign]
+    with pytest.warns(WefeSameWarning, match="google: no analogy score: model 'minilm-l6-v2' cannot list its "
+                                             r"vocabulary \(an encoder: every string has a vector\); an analogy"):
+        table = evaluate_quality([source], [str(tmp_path / "pairs.txt"), "google"], progress=False)
+    assert asked == [sorted({"king", "queen", "car", "automobile", "banana", "Doctor", "nurse"})]
+    sim, ana = table.iloc[0], table.iloc[1]
+    vectors = lookup(["king", "queen", "car", "automobile", "banana", "Doctor", "nurse"])
+    cos = [float(vectors[a] @ vectors[b] / np.linalg.norm(vectors[a]) / np.linalg.norm(vectors[b]))
+           for a, b in [("king", "queen"), ("car", "automobile"), ("car", "banana"), ("Doctor", "nurse")]]
+    assert sim.score == pytest.approx(stats.spearmanr([8, 9, 1, 6], cos).statistic)
+    assert (sim.n_found, sim.coverage) == (4, 1.0) and pd.isna(sim.reason)
+    assert math.isnan(ana.score) and (ana.n_items, ana.n_evaluated) == (19_544, 0)
+    assert "an analogy benchmark searches the model's most frequent words" in ana.reason

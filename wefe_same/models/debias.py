@@ -146,6 +146,12 @@ def casings(sets: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
     return list(out)
 
 
+def _base_identity(base: object) -> dict[str, Any] | None:
+    """``base.identity()``, or None when the base has none (a variant is cached only if its base is)."""
+    method = getattr(base, "identity", None)
+    return method() if callable(method) else None
+
+
 class HardDebiasedSource:
     """A model variant: ``base`` after hard debiasing with the given word lists."""
 
@@ -220,6 +226,18 @@ class HardDebiasedSource:
                 matrix[i], matrix[j] = equalize(matrix[i], matrix[j], g)
         return words, matrix.astype(np.float32)
 
+    @property
+    def open_vocabulary(self) -> bool:
+        """As the base: a variant of an encoder has a vector for every string too."""
+        return bool(getattr(self.base, "open_vocabulary", False))
+
+    @cached_property
+    def lists_sha256(self) -> str:
+        """SHA-256 of the word lists (definitional pairs and equalise candidates in order,
+        gender-specific words sorted)."""
+        lists = {"definitional": self.definitional, "equalize": self.candidates, "specific": sorted(self.specific)}
+        return hashlib.sha256(json.dumps(lists, ensure_ascii=False).encode("utf-8")).hexdigest()
+
     def describe(self) -> dict[str, str]:
         return {
             "kind": "hard-debias",
@@ -227,7 +245,16 @@ class HardDebiasedSource:
             "definitional_pairs": str(len(self.definitional)),
             "equalize_candidates": str(len(self.candidates)),
             "gender_specific_words": str(len(self.specific)),
+            "lists_sha256": self.lists_sha256,
         }
+
+    def identity(self) -> dict[str, Any] | None:
+        """The cache key: the base's identity and the lists' hash; None when the base has
+        no identity (then nothing is cached)."""
+        base = _base_identity(self.base)
+        if base is None:
+            return None
+        return {"kind": "hard-debias", "lists_sha256": self.lists_sha256, "base": base}
 
 
 class MulticlassHardDebiasedSource:
@@ -393,11 +420,15 @@ class MulticlassHardDebiasedSource:
             "specific_words": str(self.n_specific),
         }
 
+    @property
+    def open_vocabulary(self) -> bool:
+        """As the base: a variant of an encoder has a vector for every string too."""
+        return bool(getattr(self.base, "open_vocabulary", False))
+
     def identity(self) -> dict[str, Any] | None:
         """The cache key: the base's identity, the variant, k and the lists' hash; None
         when the base has no identity (then nothing is cached)."""
-        method = getattr(self.base, "identity", None)
-        base = method() if callable(method) else None
+        base = _base_identity(self.base)
         if base is None:
             return None
         return {"kind": "multiclass-hard-debias", "variant": self.variant, "k": self.k,

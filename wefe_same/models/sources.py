@@ -3,30 +3,54 @@
 A source answers one question, :meth:`ModelSource.lookup`, for a batch of words. The
 framework asks it once per model per run, for the union of every query word (with
 casing variants), so a source never has to hand over a whole embedding matrix.
+
+This module holds the protocol and the in-memory and lazy sources; the file readers
+(text, word2vec binary, gzip, fastText ``.bin``, ``.npy``, gensim pickles) live in
+:mod:`wefe_same.models.readers`.
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Collection, Iterator, Sequence
+import json
+import os
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
 from ..errors import ModelError
+
+#: What a source's optional ``lookup_with_status`` returns: the vectors (as ``lookup``)
+#: and the words among them whose vector was built from character n-grams (fastText).
+StatusLookup = tuple[dict[str, np.ndarray], frozenset[str]]
 
 
 @runtime_checkable
 class ModelSource(Protocol):
     """What the framework needs from an embedding model.
 
-    Optional, beyond the protocol: ``vocabulary(limit)`` (the first words and their
-    vectors, for analogy benchmarks), ``identity()`` (a JSON-able dict that identifies
-    the model's vectors without reading them, e.g. path, size and mtime of its files, the
-    package and version, an encoder's revision and settings: the cache key; a source
-    without it is never cached) and ``spec`` (the string it was resolved from, so that
-    worker processes can resolve it again).
+    Optional, beyond the protocol:
+
+    - ``vocabulary(limit)``: the first words and their vectors, for analogy benchmarks;
+    - ``identity()``: a JSON-able dict that identifies the model's vectors without
+      reading them: the cache key, so a run whose scores are cached opens no model file.
+      Files: format, absolute path, size and mtime_ns of each (``os.stat`` only) and the
+      reading options; catalog entries: package, version and their data files' stats;
+      encoders: settings (templates, pooling, layer), the hub revision or the files'
+      sha256 (hashed once, then remembered by file stats), library versions; variants:
+      the base's identity and a hash of the word lists. A source without it, or whose
+      ``identity()`` is None, is never cached: :class:`ArraySource` built without one, a
+      :class:`LazySource` given none, a variant of such a base, and user objects;
+    - ``open_vocabulary``: True when every string has a vector (encoders); the framework
+      then asks for the words as written only, without casing variants;
+    - ``lookup_with_status(words) -> (vectors, subword_words)``: like ``lookup``, plus
+      the words whose vectors were built from subwords rather than read from the
+      vocabulary (fastText ``.bin``); they are marked ``subword`` in lookups.csv;
+    - ``decode_warnings``: a list of "FILE:LINE: b'...' decoded as '...'" strings for
+      words decoded leniently (``LoadOptions.unicode_errors``);
+    - ``spec``: the string it was resolved from, so that worker processes can resolve
+      it again.
     """
 
     name: str
@@ -51,10 +75,12 @@ class ArraySource:
     matrix : ndarray, shape (V, d)
     description : dict, optional
         Provenance for the manifest.
+    identity : dict, optional
+        The cache key (see :class:`ModelSource`); None: never cached.
 
     >>> src = ArraySource("toy", ["a", "b"], np.eye(2))
-    >>> sorted(src.lookup(["a", "c"]))
-    ['a']
+    >>> sorted(src.lookup(["a", "c"])), src.identity()
+    (['a'], None)
     """
 
     def __init__(
@@ -63,6 +89,8 @@ class ArraySource:
         words: Sequence[str],
         matrix: np.ndarray,
         description: dict[str, str] | None = None,
+        *,
+        identity: dict[str, Any] | None = None,
     ) -> None:
         if matrix.ndim != 2 or matrix.shape[0] != len(words):
             raise ModelError(
@@ -73,6 +101,8 @@ class ArraySource:
         self._matrix = matrix
         self._index: dict[str, int] | None = None
         self._description = {"kind": "array", **(description or {})}
+        self._identity = identity
+        self.decode_warnings: list[str] = []
 
     @property
     def dim(self) -> int:
@@ -90,7 +120,8 @@ class ArraySource:
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
         index = self._lazy_index()
         hits = sorted((index[w], w) for w in set(words) if w in index)
-        rows = np.asarray(self._matrix[[i for i, _ in hits]], dtype=np.float64)
+        with np.errstate(invalid="ignore"):  # a signalling NaN warns when widened; it stays NaN
+            rows = np.asarray(self._matrix[[i for i, _ in hits]], dtype=np.float64)
         return {w: rows[k] for k, (_, w) in enumerate(hits)}
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
@@ -106,25 +137,62 @@ class ArraySource:
         (['a', 'b'], dtype('float32'), (2, 3))
         """
         n = len(self._words) if limit is None else max(0, min(int(limit), len(self._words)))
-        return [str(w) for w in self._words[:n]], np.array(self._matrix[:n], dtype=np.float32)
+        with np.errstate(invalid="ignore", over="ignore"):  # NaN stays NaN, a float64 beyond float32 is inf
+            vectors = np.array(self._matrix[:n], dtype=np.float32)
+        return [str(w) for w in self._words[:n]], vectors
+
+    def identity(self) -> dict[str, Any] | None:
+        """The identity given at construction, or None (then the model is never cached)."""
+        return self._identity
 
     def describe(self) -> dict[str, str]:
-        return {**self._description, "vocabulary": str(len(self._words)), "dim": str(self.dim)}
+        out = {**self._description, "vocabulary": str(len(self._words)), "dim": str(self.dim)}
+        if self.decode_warnings:
+            out["decode_warnings"] = str(len(self.decode_warnings))
+            out["decoded_words"] = json.dumps(self.decode_warnings[:10], ensure_ascii=True)
+        return out
 
 
 class LazySource:
-    """A source built on first use, so listing or validating models reads no file."""
+    """A source built on first use, so listing or validating models reads no file.
 
-    def __init__(self, name: str, build: Callable[[], ModelSource], description: dict[str, str]):
+    Parameters
+    ----------
+    name : str
+    build : callable returning a ModelSource
+        Called once, on the first lookup or vocabulary request.
+    description : dict
+        Provenance known before building (merged over the built source's own).
+    identity : dict, optional
+        The cache key, known without building (file stats, package version); None: the
+        model is never cached. It is not taken from the built source, so that the key is
+        the same before and after the first lookup.
+
+    >>> src = LazySource("toy", lambda: ArraySource("toy", ["a"], np.ones((1, 2))), {"kind": "toy"},
+    ...                  identity={"kind": "toy", "version": 1})
+    >>> src.identity(), src.describe()
+    ({'kind': 'toy', 'version': 1}, {'kind': 'toy'})
+    >>> sorted(src.lookup(["a", "b"])), src.describe()["vocabulary"]
+    (['a'], '1')
+    """
+
+    def __init__(self, name: str, build: Callable[[], ModelSource], description: dict[str, str], *,
+                 identity: dict[str, Any] | None = None):
         self.name = name
         self._build = build
         self._source: ModelSource | None = None
         self._description = description
+        self._identity = identity
 
     def _get(self) -> ModelSource:
         if self._source is None:
             self._source = self._build()
         return self._source
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A pickled copy (a worker process) builds its own source: the built one may hold
+        # a memory-mapped matrix, which pickle would copy whole.
+        return {**self.__dict__, "_source": None}
 
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
         return self._get().lookup(words)
@@ -132,6 +200,14 @@ class LazySource:
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
         """The first ``limit`` words and their raw float32 vectors, from the built source."""
         return source_vocabulary(self._get(), limit, name=self.name)
+
+    def identity(self) -> dict[str, Any] | None:
+        return self._identity
+
+    @property
+    def decode_warnings(self) -> list[str]:
+        """The built source's lenient decodings (none before it is built)."""
+        return list(getattr(self._source, "decode_warnings", []))
 
     def describe(self) -> dict[str, str]:
         inner = self._get().describe() if self._source is not None else {}
@@ -155,6 +231,19 @@ def source_vocabulary(source: object, limit: int | None, *, name: str | None = N
     return method(limit)
 
 
+def lookup_with_status(source: object, words: Collection[str]) -> StatusLookup:
+    """``source.lookup_with_status(words)`` when the source has it, else ``(lookup(words), {})``.
+
+    >>> lookup_with_status(ArraySource("toy", ["a"], np.ones((1, 2))), ["a", "b"])[1]
+    frozenset()
+    """
+    method = getattr(source, "lookup_with_status", None)
+    if callable(method):
+        found, subword = method(words)
+        return found, frozenset(subword)
+    return source.lookup(words), frozenset()  # type: ignore[attr-defined]
+
+
 def file_description(kind: str, *paths: Path) -> dict[str, str]:
     """Path, size and modification time: cheap provenance without hashing gigabytes."""
     out = {"kind": kind}
@@ -166,141 +255,33 @@ def file_description(kind: str, *paths: Path) -> dict[str, str]:
     return out
 
 
-class TextVectorsSource:
-    """GloVe text (no header), word2vec text and fastText ``.vec`` (header ``V d``).
+def file_identity(kind: str, *paths: Path, **options: Any) -> dict[str, Any]:
+    """The cache key of a model read from files: kind, absolute path, size and mtime_ns of
+    each file (``os.stat`` only: the files are never opened) and the ``options`` that
+    change what is read from them.
 
-    Hand-written rather than gensim's ``load_word2vec_format`` because that parses every
-    line into one big matrix; here one streaming pass parses only the requested words.
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile(suffix=".txt") as fh:
+    ...     key = file_identity("glove", Path(fh.name), unicode_errors="strict")
+    >>> sorted(key), sorted(key["files"][0])
+    (['files', 'kind', 'unicode_errors'], ['mtime_ns', 'path', 'size'])
     """
-
-    def __init__(self, name: str, path: str | Path, *, kind: str) -> None:
-        self.name = name
-        self.path = Path(path)
-        self.kind = kind
-        if not self.path.is_file():
-            raise ModelError(f"model {name!r}: no such file {self.path}")
-
-    def _rows(self, keep: Callable[[str], bool], dtype: type = np.float64) -> Iterator[tuple[str, np.ndarray]]:
-        """(word, vector) for the lines whose word ``keep`` accepts, in file order.
-
-        A header line ``V d`` is skipped; a vector that does not parse or has the wrong
-        length is an error naming the file and line.
-        """
-        dim: int | None = None
-        with open(self.path, encoding="utf-8", errors="replace") as fh, warnings.catch_warnings():
-            # np.fromstring warns (and stops) on text it cannot parse: make that an error here.
-            warnings.simplefilter("error", DeprecationWarning)
-            for lineno, line in enumerate(fh, start=1):
-                if lineno == 1 and _is_header(line):
-                    dim = int(line.split()[1])
-                    continue
-                head, _, rest = line.rstrip("\n").partition(" ")
-                if not keep(head):
-                    continue
-                try:
-                    vec = np.fromstring(rest, dtype=dtype, sep=" ")
-                except (ValueError, DeprecationWarning):
-                    raise ModelError(f"{self.path}:{lineno}: cannot parse the vector of word {head!r}") from None
-                dim = vec.size if dim is None else dim
-                if vec.size != dim or vec.size == 0:
-                    raise ModelError(
-                        f"{self.path}:{lineno}: word {head!r} has {vec.size} numbers, expected {dim} numbers"
-                    )
-                yield head, vec
-
-    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
-        wanted = set(words)
-        found: dict[str, np.ndarray] = {}
-        for word, vec in self._rows(lambda w: w in wanted and w not in found):
-            found[word] = vec
-            if len(found) == len(wanted):
-                break
-        return found
-
-    def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
-        """The first ``limit`` words of the file (all when None), a header line skipped.
-
-        Returns
-        -------
-        words : list of str, length n
-        vectors : ndarray of float32, shape (n, d)
-        """
-        words: list[str] = []
-        rows: list[np.ndarray] = []
-        if limit is None or limit > 0:
-            # float32 while reading: 300 000 rows of 300 floats would take 720 MB as float64.
-            for word, vec in self._rows(lambda w: True, np.float32):
-                words.append(word)
-                rows.append(vec)
-                if limit is not None and len(words) >= limit:
-                    break
-        return words, (np.vstack(rows) if rows else np.zeros((0, 0), dtype=np.float32))
-
-    def describe(self) -> dict[str, str]:
-        return file_description(self.kind, self.path)
+    files = []
+    for p in paths:
+        stat = os.stat(p)
+        files.append({"path": str(Path(p).resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns})
+    return {"kind": kind, "files": files, **options}
 
 
-def _is_header(line: str) -> bool:
-    parts = line.split()
-    return len(parts) == 2 and all(p.isdigit() for p in parts)
+#: Readers that lived here before ``readers.py``: still importable from this module.
+_MOVED = frozenset({"TextVectorsSource", "Word2VecBinarySource", "FastTextBinSource", "load_npy",
+                    "load_gensim_pickle", "load_word2vec_binary", "sniff_text_header"})
 
 
-def sniff_text_header(path: Path) -> bool:
-    """Whether a text embedding file starts with a ``V d`` header line."""
-    with open(path, encoding="utf-8", errors="replace") as fh:
-        return _is_header(fh.readline())
+def __getattr__(name: str) -> Any:
+    # Lazy, because readers.py imports this module (PEP 562).
+    if name in _MOVED:
+        from . import readers
 
-
-def load_word2vec_binary(name: str, path: Path) -> ArraySource:
-    from gensim.models import KeyedVectors
-
-    try:
-        kv = KeyedVectors.load_word2vec_format(str(path), binary=True)
-    except (OSError, ValueError, EOFError) as err:
-        raise ModelError(f"{path}: not a word2vec binary file ({err})") from None
-    return ArraySource(name, kv.index_to_key, kv.vectors, file_description("word2vec-binary", path))
-
-
-def load_npy(name: str, matrix_path: Path, vocab_path: Path) -> ArraySource:
-    """A ``.npy`` matrix (memory-mapped) and a vocabulary file, one word per line
-    (extra columns, e.g. counts, are ignored) or a parquet file with one column."""
-    for p in (matrix_path, vocab_path):
-        if not p.is_file():
-            raise ModelError(f"model {name!r}: no such file {p}")
-    matrix = np.load(matrix_path, mmap_mode="r")
-    if vocab_path.suffix == ".parquet":
-        import pandas as pd
-
-        frame = pd.read_parquet(vocab_path)
-        words = frame.iloc[:, 0].astype(str).tolist()
-    else:
-        with open(vocab_path, encoding="utf-8") as fh:
-            words = [line.rstrip("\n").split(" ")[0] for line in fh]
-    if matrix.ndim != 2 or len(words) != matrix.shape[0]:
-        raise ModelError(
-            f"model {name!r}: {vocab_path} has {len(words)} words but {matrix_path} "
-            f"has shape {matrix.shape}"
-        )
-    return ArraySource(name, words, matrix, file_description("npy", matrix_path, vocab_path))
-
-
-def load_gensim_pickle(name: str, path: Path, *, trusted: bool) -> ArraySource:
-    """gensim ``.kv`` / ``.model`` files are pickles: loading one runs code from the file."""
-    if not trusted:
-        raise ModelError(
-            f"{path}: gensim .kv/.model files are pickles that run code when loaded; "
-            "pass --trust-pickle (trust_pickle=True) if you trust this file"
-        )
-    if not path.is_file():
-        raise ModelError(f"model {name!r}: no such file {path}")
-    from gensim.models import KeyedVectors
-    from gensim.utils import SaveLoad
-
-    try:
-        obj = SaveLoad.load(str(path))
-    except Exception as err:  # unpickling can raise anything; name the file and go on
-        raise ModelError(f"{path}: cannot load gensim file ({type(err).__name__}: {err})") from None
-    kv = obj if isinstance(obj, KeyedVectors) else getattr(obj, "wv", None)
-    if not isinstance(kv, KeyedVectors):
-        raise ModelError(f"{path}: holds a {type(obj).__name__}, not gensim KeyedVectors")
-    return ArraySource(name, kv.index_to_key, kv.vectors, file_description("gensim", path))
+        return getattr(readers, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

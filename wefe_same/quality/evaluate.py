@@ -15,6 +15,7 @@ source) and serve every benchmark: they are the analogy candidates and, as gensi
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +24,7 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..errors import QualityError, bad_parameter, unknown_name
+from ..errors import QualityError, WefeSameWarning, bad_parameter, unknown_name
 from ..models.catalog import resolve_models
 from ..models.sources import ModelSource, source_vocabulary
 from .analogy import METHODS, Method, evaluate_analogy
@@ -34,7 +35,10 @@ from .vocab import Vocabulary
 Dataset = SimilarityDataset | AnalogyDataset
 #: Columns of :func:`evaluate_quality`'s table, in order.
 COLUMNS = ["model", "benchmark", "score", "coverage", "n_items", "n_found", "n_evaluated", "n_correct",
-           "kind", "method", "missing"]
+           "kind", "method", "missing", "reason"]
+#: Why an analogy benchmark has no score for a model that cannot list its vocabulary.
+NO_VOCABULARY = ("model {model!r} cannot list its vocabulary ({why}); an analogy benchmark searches the "
+                 "model's most frequent words for the answer")
 #: Prefixes that force the kind of a benchmark file.
 KIND_PREFIXES: dict[str, Kind] = {"sim": "similarity", "similarity": "similarity", "analogy": "analogy"}
 
@@ -168,14 +172,16 @@ def evaluate_quality(
         NaN when nothing could be evaluated), ``coverage`` (share of items whose words
         are all among the K words; with ``missing="drop"`` the share evaluated),
         ``n_items`` (items in the file), ``n_found``, ``n_evaluated``, ``n_correct``
-        (analogy), ``kind``, ``method`` ("spearman", "3cosadd" or "3cosmul"), ``missing``.
+        (analogy), ``kind``, ``method`` ("spearman", "3cosadd" or "3cosmul"), ``missing``,
+        ``reason`` (why the score is NaN, else None). A model that cannot list its
+        vocabulary (an encoder, a user source with only ``lookup``) gets similarity scores
+        from ``lookup`` of the benchmark's words and NaN analogy scores with the reason
+        (and a :class:`~wefe_same.errors.WefeSameWarning`).
 
     Raises
     ------
     QualityError
-        Unknown benchmark or option, malformed benchmark file, or an analogy benchmark
-        for a model that cannot list its vocabulary (a user source with only ``lookup``:
-        similarity benchmarks then use ``lookup`` on the whole model).
+        Unknown benchmark or option, malformed benchmark file.
     ModelError
         A model spec that cannot be resolved or read.
     """
@@ -202,21 +208,28 @@ def evaluate_quality(
     with tqdm(total=len(sources) * len(datasets), disable=None if progress is None else not progress,
               desc="quality", unit="benchmark") as bar:
         for source in sources:
-            vocabulary = _model_vocabulary(source, datasets, analogy_vocab)
+            vocabulary, no_vocabulary = _model_vocabulary(source, datasets, analogy_vocab)
             for data in datasets:
                 bar.set_postfix_str(f"{source.name} / {data.name}")
-                base = {"model": source.name, "benchmark": data.name}
+                base = {"model": source.name, "benchmark": data.name, "reason": None}
                 if isinstance(data, SimilarityDataset):
                     sim = evaluate_similarity(data, vocabulary, missing=missing)
                     rows.append({**base, "score": sim.spearman, "coverage": sim.coverage, "n_items": sim.n_items,
                                  "n_found": sim.n_found, "n_evaluated": sim.n_evaluated, "n_correct": None,
-                                 "kind": "similarity", "method": "spearman", "missing": missing})
+                                 "kind": "similarity", "method": "spearman", "missing": missing,
+                                 "reason": None if sim.n_evaluated else "no pair of the benchmark is in the model"})
+                elif no_vocabulary:
+                    warnings.warn(f"{data.name}: no analogy score: {no_vocabulary}", WefeSameWarning, stacklevel=2)
+                    rows.append({**base, "score": np.nan, "coverage": 0.0, "n_items": len(data), "n_found": 0,
+                                 "n_evaluated": 0, "n_correct": None, "kind": "analogy", "method": analogy_method,
+                                 "missing": missing, "reason": no_vocabulary})
                 else:
                     ana = evaluate_analogy(data, vocabulary, method=analogy_method, missing=missing)
                     rows.append({**base, "score": ana.accuracy, "coverage": ana.coverage, "n_items": ana.n_items,
                                  "n_found": ana.n_found, "n_evaluated": ana.n_evaluated,
                                  "n_correct": ana.n_correct, "kind": "analogy", "method": analogy_method,
-                                 "missing": missing})
+                                 "missing": missing,
+                                 "reason": None if ana.n_evaluated else "no question of the benchmark is in the model"})
                     if sections:
                         for sec in ana.sections.itertuples(index=False):
                             rows.append({**base, "benchmark": f"{data.name}/{sec.section}", "score": sec.score,
@@ -234,16 +247,17 @@ def evaluate_quality(
     return table
 
 
-def _model_vocabulary(source: ModelSource, datasets: Sequence[Dataset], limit: int | None) -> Vocabulary:
-    """The first ``limit`` words of the model, or (similarity only) a lookup of the dataset words."""
+def _model_vocabulary(source: ModelSource, datasets: Sequence[Dataset],
+                      limit: int | None) -> tuple[Vocabulary, str | None]:
+    """The first ``limit`` words of the model; or, for a model that cannot list its
+    vocabulary (an encoder, a user source with only ``lookup``), a lookup of the
+    similarity benchmarks' words and the reason its analogy scores are NaN."""
     if callable(getattr(source, "vocabulary", None)):
-        return Vocabulary(*source_vocabulary(source, limit))
-    analogies = [d.name for d in datasets if isinstance(d, AnalogyDataset)]
-    if analogies:
-        raise QualityError(
-            f"model {source.name!r} ({type(source).__name__}) has no vocabulary(limit) method, which the "
-            f"analogy benchmark {analogies[0]!r} needs to search its most frequent words; add one returning "
-            "(words, vectors) in frequency order, or evaluate only similarity benchmarks"
-        )
+        return Vocabulary(*source_vocabulary(source, limit)), None
+    open_vocabulary = bool(getattr(source, "open_vocabulary", False))
+    why = ("an encoder: every string has a vector" if open_vocabulary
+           else f"{type(source).__name__} has no vocabulary(limit) method returning (words, vectors) in frequency order")
     words = [w for d in datasets if isinstance(d, SimilarityDataset) for w in (*d.word1, *d.word2)]
-    return lookup_vocabulary(source, words)
+    # An encoder knows every casing: the words as written are enough (and 4x less encoding).
+    vocabulary = lookup_vocabulary(source, words, case_insensitive=not open_vocabulary)
+    return vocabulary, NO_VOCABULARY.format(model=source.name, why=why)
