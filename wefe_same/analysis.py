@@ -1,4 +1,6 @@
-"""Agreement between rankings: Spearman's rho (or Kendall's tau) with p-values."""
+"""Agreement between rankings (Spearman's rho or Kendall's tau, with p-values) and
+intervals from resampled draws: subqueries (:func:`bootstrap`), words inside the sets
+(the word bootstrap) or random halves of the neutral words (:func:`robustness_table`)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from scipy import stats
 
 from .errors import MetricError, bad_parameter
 from .metrics.registry import MetricSpec
-from .ranking import NanPolicy, to_bias_scale
+from .ranking import NanPolicy, Ties, to_bias_scale
 from .stats import percentile_interval, stratified_bootstrap
 
 Method = Literal["spearman", "kendall"]
@@ -58,13 +60,127 @@ def correlations(rankings: pd.DataFrame, method: Method = "spearman") -> tuple[p
     return rho, pval
 
 
-def _pearson_columns(ranks: np.ndarray) -> np.ndarray:
-    """Pearson correlation between columns, per draw: ranks (draws, models, metrics) →
-    (draws, metrics, metrics). Spearman's rho when the input holds average ranks."""
-    centred = ranks - np.nanmean(ranks, axis=1, keepdims=True)
-    with np.errstate(all="ignore"):
-        scaled = centred / np.sqrt(np.nansum(centred**2, axis=1, keepdims=True))
-        return np.einsum("bmi,bmj->bij", scaled, scaled)
+#: pandas tie rules → scipy.stats.rankdata methods.
+_SCIPY_TIES = {"min": "min", "average": "average", "max": "max", "dense": "dense", "first": "ordinal"}
+
+
+def _quiet_interval(samples: np.ndarray, level: float, axis: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`percentile_interval` without the warning for cells whose every draw is NaN."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return percentile_interval(samples, level, axis=axis)
+
+
+def spearman_draws(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Spearman's rho per draw between two columns, models where either is NaN left out.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (draws, models)
+
+    Returns
+    -------
+    ndarray, shape (draws,)
+        NaN for a draw with fewer than 3 models defined in both, or a constant column —
+        the same rule as :func:`correlations`, whose value this reproduces per draw.
+    """
+    both = ~(np.isnan(x) | np.isnan(y))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ranks = [stats.rankdata(np.where(both, v, np.nan), method="average", axis=1, nan_policy="omit")
+                 for v in (x, y)]
+        xc, yc = (r - np.nanmean(r, axis=1, keepdims=True) for r in ranks)
+        num = np.nansum(xc * yc, axis=1)
+        den = np.sqrt(np.nansum(xc**2, axis=1) * np.nansum(yc**2, axis=1))
+    ok = (both.sum(axis=1) >= 3) & (den > 0)  # equal ranks centre to exactly 0
+    return np.where(ok, np.clip(num / np.where(ok, den, 1.0), -1.0, 1.0), np.nan)
+
+
+def summarize_draws(
+    draws: np.ndarray,
+    specs: Sequence[MetricSpec],
+    observed: pd.DataFrame,
+    rankings: pd.DataFrame,
+    *,
+    fixed: pd.DataFrame | None = None,
+    level: float = 0.95,
+    ties: Ties = "min",
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Intervals from resampled overall aggregates, whatever was resampled (subqueries, words).
+
+    Parameters
+    ----------
+    draws : ndarray, shape (B, models, metrics)
+        Overall aggregates per draw on the bias scale of ``observed`` (after
+        :func:`~wefe_same.ranking.to_bias_scale`), models in ``observed.index`` order and
+        metrics in ``specs`` order. NaN draws are ignored.
+    specs : metric specs, in the order of the last axis
+    observed : DataFrame, models × columns
+        The point estimates; its columns named after ``specs`` are used.
+    rankings : DataFrame, models × columns
+        The run's ranks (1 = least biased); its metric columns are used.
+    fixed : DataFrame, models × columns, optional
+        Ranks that do not vary across draws (quality, external columns): the correlations
+        also cover every metric × fixed pair (fixed × fixed pairs have no interval).
+    level : float
+        Coverage of the percentile intervals.
+    ties : {"min", "average", "max", "dense", "first"}
+        Tie rule of the per-draw ranks; the run's rule, so that ``share_same_rank``
+        compares like with like.
+
+    Returns
+    -------
+    aggregates_ci : DataFrame (model, metric, value, ci_low, ci_high)
+    correlations_ci : DataFrame (metric_a, metric_b, rho, ci_low, ci_high), Spearman
+        ``rho`` is :func:`correlations` on the run's rankings (scipy's ``spearmanr``); the
+        interval is the percentile interval of the per-draw rho.
+    rank_stability : DataFrame (model, metric, rank, share_same_rank, rank_ci_low, rank_ci_high)
+        ``share_same_rank``: the share of draws in which the model keeps its rank.
+    """
+    names = [s.name for s in specs]
+    models = list(observed.index)
+    draws = np.asarray(draws, dtype=float)
+    if draws.ndim != 3 or draws.shape[1:] != (len(models), len(names)):
+        raise MetricError(f"draws must have shape (B, {len(models)} models, {len(names)} metrics); "
+                          f"got {draws.shape}")
+    if ties not in _SCIPY_TIES:
+        raise MetricError(bad_parameter("ties", "summarize_draws", "one of " + ", ".join(_SCIPY_TIES), ties))
+    low, high = _quiet_interval(draws, level)
+    aggregates_ci = pd.DataFrame(
+        [(m, n, observed.at[m, n], low[i, k], high[i, k]) for k, n in enumerate(names) for i, m in enumerate(models)],
+        columns=["model", "metric", "value", "ci_low", "ci_high"])
+
+    sign = np.array([-1.0 if s.order == "descending" else 1.0 for s in specs])
+    oriented = draws * sign  # lower = less biased for every metric
+    rank_draws = stats.rankdata(oriented, method=_SCIPY_TIES[ties], axis=1, nan_policy="omit")
+    rlow, rhigh = _quiet_interval(rank_draws, level)
+    rows = []
+    for k, n in enumerate(names):
+        for i, m in enumerate(models):
+            r = rankings.at[m, n]
+            share = float(np.mean(rank_draws[:, i, k] == float(r))) if not pd.isna(r) else np.nan
+            rows.append((m, n, r, share, rlow[i, k], rhigh[i, k]))
+    rank_stability = pd.DataFrame(rows, columns=["model", "metric", "rank", "share_same_rank",
+                                                 "rank_ci_low", "rank_ci_high"])
+
+    extra = [] if fixed is None else [c for c in fixed.columns if c not in names]
+    fixed_values = (fixed[extra].reindex(models).astype("float64").to_numpy() if extra
+                    else np.empty((len(models), 0)))
+    columns = [*names, *extra]
+    series = [oriented[:, :, k] for k in range(len(names))] + [
+        np.broadcast_to(fixed_values[:, j], draws.shape[:2]) for j in range(len(extra))]
+    point_table = rankings[names].join(fixed[extra].reindex(models)) if extra else rankings[names]
+    point, _ = correlations(point_table, "spearman")
+    corr_rows = []
+    for i, a in enumerate(columns):
+        for j in range(i + 1, len(columns)):
+            if i >= len(names):  # fixed × fixed: nothing varies
+                continue
+            b = columns[j]
+            clow, chigh = _quiet_interval(spearman_draws(series[i], series[j]), level)
+            corr_rows.append((a, b, point.at[a, b], float(clow), float(chigh)))
+    correlations_ci = pd.DataFrame(corr_rows, columns=["metric_a", "metric_b", "rho", "ci_low", "ci_high"])
+    return aggregates_ci, correlations_ci, rank_stability
 
 
 def bootstrap(
@@ -79,29 +195,47 @@ def bootstrap(
     random_state: int,
     level: float = 0.95,
     nan_policy: NanPolicy = "skip",
+    fixed: pd.DataFrame | None = None,
+    ties: Ties = "min",
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """Bootstrap over subqueries, resampled with replacement inside each query set.
 
     Each draw recomputes every metric's overall aggregate (the same weighting as the
-    point estimate), its ranking and the Spearman correlations between rankings.
+    point estimate); :func:`summarize_draws` turns the draws into intervals of the
+    aggregates, of Spearman's rho (metric × metric and metric × ``fixed`` column) and
+    of each model's rank.
 
     Returns
     -------
-    aggregates_ci : DataFrame (model, metric, value, ci_low, ci_high)
-    correlations_ci : DataFrame (metric_a, metric_b, rho, ci_low, ci_high), Spearman
-    rank_stability : DataFrame (model, metric, rank, share_same_rank, rank_ci_low, rank_ci_high)
-        ``share_same_rank``: the share of draws in which the model keeps its rank.
+    aggregates_ci, correlations_ci, rank_stability : see :func:`summarize_draws`
     """
     if not isinstance(draws, int) or draws < 1:
         raise MetricError(bad_parameter("bootstrap", "rank", "an integer >= 1", draws))
+    return summarize_draws(subquery_draws(scores, specs, column_sets, weights, list(observed.index),
+                                          draws=draws, random_state=random_state, nan_policy=nan_policy),
+                           specs, observed, rankings, fixed=fixed, level=level, ties=ties)
+
+
+def subquery_draws(
+    scores: Mapping[str, pd.DataFrame],
+    specs: Sequence[MetricSpec],
+    column_sets: Mapping[str, Mapping[str, str]],
+    weights: Mapping[str, Mapping[str, int]],
+    models: Sequence[str],
+    *,
+    draws: int,
+    random_state: int,
+    nan_policy: NanPolicy = "skip",
+) -> np.ndarray:
+    """Overall aggregates with subqueries resampled inside each query set: (B, models, metrics)."""
     rng = np.random.default_rng(random_state)
-    models = list(observed.index)
     overall = np.empty((draws, len(models), len(specs)))
     for k, spec in enumerate(specs):
-        matrix = to_bias_scale(scores[spec.name], spec).to_numpy(dtype=float)
+        frame = scores[spec.name].reindex(list(models))
+        matrix = to_bias_scale(frame, spec).to_numpy(dtype=float)
         sets = list(dict.fromkeys(column_sets[spec.name].values()))
-        cols = [np.array([i for i, c in enumerate(scores[spec.name].columns)
-                          if column_sets[spec.name][c] == qs]) for qs in sets]
+        cols = [np.array([i for i, c in enumerate(frame.columns) if column_sets[spec.name][c] == qs])
+                for qs in sets]
         per_set = np.stack([_mean(matrix[:, idx], nan_policy) for idx in stratified_bootstrap(cols, draws, rng)],
                            axis=-1)  # (models, draws, sets)
         w = np.array([weights[spec.name][qs] for qs in sets], dtype=float)
@@ -112,34 +246,68 @@ def bootstrap(
         else:
             agg = (per_set * w).sum(-1) / w.sum()
         overall[:, :, k] = agg.T
-    low, high = percentile_interval(overall, level, axis=0)
-    names = [s.name for s in specs]
-    aggregates_ci = pd.DataFrame(
-        [(m, n, observed.at[m, n], low[i, k], high[i, k]) for k, n in enumerate(names) for i, m in enumerate(models)],
-        columns=["model", "metric", "value", "ci_low", "ci_high"])
+    return overall
 
-    sign = np.array([-1.0 if s.order == "descending" else 1.0 for s in specs])
-    oriented = overall * sign
-    min_ranks = stats.rankdata(oriented, method="min", axis=1, nan_policy="omit")
-    avg_ranks = stats.rankdata(oriented, method="average", axis=1, nan_policy="omit")
-    rows = []
-    for k, n in enumerate(names):
-        for i, m in enumerate(models):
-            r = rankings.at[m, n]
-            draws_k = min_ranks[:, i, k]
-            rlow, rhigh = percentile_interval(draws_k, level)
-            share = float(np.mean(draws_k == r)) if not pd.isna(r) else np.nan
-            rows.append((m, n, r, share, rlow, rhigh))
-    rank_stability = pd.DataFrame(rows, columns=["model", "metric", "rank", "share_same_rank",
-                                                 "rank_ci_low", "rank_ci_high"])
 
-    rho_draws = _pearson_columns(avg_ranks)
-    rho_low, rho_high = percentile_interval(rho_draws, level, axis=0)
-    point, _ = correlations(rankings, "spearman")
-    corr_rows = [(a, b, point.at[a, b], rho_low[i, j], rho_high[i, j])
-                 for i, a in enumerate(names) for j, b in enumerate(names) if i < j]
-    correlations_ci = pd.DataFrame(corr_rows, columns=["metric_a", "metric_b", "rho", "ci_low", "ci_high"])
-    return aggregates_ci, correlations_ci, rank_stability
+def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
+    """Seed 000 §5.3.1 (Table 6): per model and metric, mean |b(W_i) − b(W)| over the halves.
+
+    Parameters
+    ----------
+    point : DataFrame, models × metrics
+        b(W): the overall aggregates on all the neutral words.
+    halves : ndarray, shape (H, models, metrics)
+        b(W_i): the same aggregates with each neutral set replaced by a random half W_i.
+
+    Returns
+    -------
+    DataFrame (model, metric, halves, mean_abs_change, relative)
+        ``halves``: the halves with a defined score; ``relative`` = mean_abs_change / |b(W)|
+        (NaN when b(W) is 0 or NaN). Seed 000 further averages over models and divides
+        by the width of each score's range: see :func:`robustness_by_metric`.
+
+    >>> point = pd.DataFrame({"SAME": [0.2, 0.4]}, index=["a", "b"])
+    >>> robustness_table(point, np.array([[[0.1], [0.4]], [[0.3], [0.5]]]))
+      model metric  halves  mean_abs_change  relative
+    0     a   SAME       2             0.10     0.500
+    1     b   SAME       2             0.05     0.125
+    """
+    values = point.to_numpy(dtype=float)
+    halves = np.asarray(halves, dtype=float)
+    if halves.ndim != 3 or halves.shape[1:] != values.shape:
+        raise MetricError(f"halves must have shape (H, {values.shape[0]} models, {values.shape[1]} metrics); "
+                          f"got {halves.shape}")
+    change = np.abs(halves - values)
+    defined = (~np.isnan(change)).sum(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        mean = np.nanmean(change, axis=0)
+    with np.errstate(all="ignore"):
+        relative = np.where(np.abs(values) > 0, mean / np.abs(values), np.nan)
+    models, metrics = list(point.index), list(point.columns)
+    return pd.DataFrame(
+        [(m, c, int(defined[i, k]), mean[i, k], relative[i, k])
+         for k, c in enumerate(metrics) for i, m in enumerate(models)],
+        columns=["model", "metric", "halves", "mean_abs_change", "relative"])
+
+
+def robustness_by_metric(table: pd.DataFrame, ranges: Mapping[str, float] | None = None) -> pd.DataFrame:
+    """Seed 000 Table 6: per metric, the mean over models of mean_abs_change (and of
+    ``relative``); with ``ranges`` (metric → width of its score range) also divided by it,
+    as the paper does.
+
+    >>> t = pd.DataFrame({"model": ["a", "b"], "metric": "SAME", "halves": 2,
+    ...                   "mean_abs_change": [0.1, 0.3], "relative": [0.5, 1.0]})
+    >>> robustness_by_metric(t, {"SAME": 1.0})
+      metric  models  mean_abs_change  relative  normalized
+    0   SAME       2              0.2      0.75         0.2
+    """
+    out = table.groupby("metric", sort=False).agg(
+        models=("mean_abs_change", "count"), mean_abs_change=("mean_abs_change", "mean"),
+        relative=("relative", "mean")).reset_index()
+    if ranges is not None:
+        out["normalized"] = out["mean_abs_change"] / out["metric"].map(ranges).astype(float)
+    return out
 
 
 def _mean(resampled: np.ndarray, nan_policy: NanPolicy) -> np.ndarray:

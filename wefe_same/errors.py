@@ -29,6 +29,23 @@ class QualityError(WefeSameError):
     """An unknown quality benchmark, a malformed benchmark file, or a bad quality option."""
 
 
+class ExternalError(WefeSameError):
+    """An external table is malformed: its message names the file, the column and the row."""
+
+
+class OutputError(WefeSameError):
+    """The output location cannot be written without touching files the tool did not write."""
+
+
+class CacheError(WefeSameError):
+    """The cache directory cannot be used."""
+
+
+class WefeSameWarning(UserWarning):
+    """Something the user should know that does not stop the run (a figure left out, a word
+    in two target sets, a leniently decoded word). The CLI prints it as one line."""
+
+
 UNKNOWN_NAME = "unknown {kind} {name!r}; valid {kind}s are: {valid}"
 BAD_PARAMETER = "The {param!r} parameter of {func} must be {expected}. Got {got!r} instead."
 

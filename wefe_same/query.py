@@ -20,14 +20,15 @@ from __future__ import annotations
 import hashlib
 import itertools
 import tomllib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import QueryError, bad_parameter, unknown_name
 
-#: Keys a ``[sets.NAME]`` table may hold; all but ``words`` and ``source`` are documentary
-#: (``aligned``: position i of the group's sets forms tuple i; ``wefe_key``: WEFE's name).
+#: Keys a ``[sets.NAME]`` table may hold; ``description``, ``note`` and ``wefe_key`` are
+#: documentary (``aligned = true``: position i of the group's sets forms tuple i).
 SET_KEYS = frozenset({"words", "source", "aligned", "description", "note", "wefe_key"})
 #: Keys a ``[[queries]]`` entry may hold.
 QUERY_KEYS = frozenset({"name", "targets", "attributes", "description", "wefe_id"})
@@ -111,17 +112,28 @@ class WordSet:
         The words; duplicates are an error.
     source : str, optional
         Where the list comes from (paper, repository file).
+    aligned : bool, default False
+        Position i of this set and of the other aligned target sets of a query forms
+        tuple i (definitional pairs). Metrics that pair words by position (Direct Bias,
+        RIPA) and the word bootstrap keep such tuples whole.
     """
 
     name: str
     words: tuple[str, ...]
     source: str | None = None
+    aligned: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name.strip():
             raise QueryError(bad_parameter("name", "WordSet", "a non-empty string", self.name))
         if isinstance(self.words, str):
             raise QueryError(f"set {self.name!r}: words must be a list of strings, not one string")
+        if isinstance(self.words, (AbstractSet, Mapping)):
+            # A set or dict has no order a reader can rely on; aligned tuples need one.
+            raise QueryError(f"set {self.name!r}: words must be an ordered list of strings, "
+                             f"not a {type(self.words).__name__}")
+        if not isinstance(self.aligned, bool):
+            raise QueryError(bad_parameter("aligned", "WordSet", "True or False", self.aligned))
         words = tuple(self.words)
         if not words:
             raise QueryError(f"set {self.name!r} has no words")
@@ -267,6 +279,9 @@ def load_query_file(path: str | Path) -> QuerySet:
     if not isinstance(meta, dict):
         raise QueryError(f"{path}: [meta] must be a table")
     _check_keys(path, "[meta]", meta, META_KEYS)
+    for key in META_KEYS:
+        if key in meta and not isinstance(meta[key], str):
+            raise QueryError(f"{path}: [meta] {key} must be a string")
     _check_keys(path, "top level", doc, frozenset({"meta", "sets", "queries"}))
     set_tables = doc.get("sets", {})
     if not isinstance(set_tables, dict) or not set_tables:
@@ -280,16 +295,26 @@ def load_query_file(path: str | Path) -> QuerySet:
         words = table.get("words")
         if not isinstance(words, list):
             raise QueryError(f"{path}: set {set_name!r} needs a list 'words'")
+        if not isinstance(table.get("source", ""), str):
+            raise QueryError(f"{path}: set {set_name!r}: 'source' must be a string")
+        aligned = table.get("aligned", False)
+        if not isinstance(aligned, bool):
+            raise QueryError(f"{path}: set {set_name!r}: 'aligned' must be true or false, got {aligned!r}")
         try:
-            sets[set_name] = WordSet(set_name, words, table.get("source"))
+            sets[set_name] = WordSet(set_name, words, table.get("source"), aligned=aligned)
         except QueryError as err:
             raise QueryError(f"{path}: {err}") from None
 
     queries = []
-    for i, entry in enumerate(doc.get("queries", []), start=1):
+    entries = doc.get("queries", [])
+    if not isinstance(entries, list):
+        raise QueryError(f"{path}: 'queries' must be an array of tables ([[queries]])")
+    for i, entry in enumerate(entries, start=1):
         if not isinstance(entry, dict):
             raise QueryError(f"{path}: queries entry {i} must be a table")
         label = entry.get("name", f"#{i}")
+        if not isinstance(label, str):
+            raise QueryError(f"{path}: queries entry {i}: 'name' must be a string")
         _check_keys(path, f"query {label!r}", entry, QUERY_KEYS)
         roles = []
         for role in ("targets", "attributes"):
@@ -297,7 +322,7 @@ def load_query_file(path: str | Path) -> QuerySet:
             if not isinstance(names, list) or not names:
                 raise QueryError(f"{path}: query {label!r} needs a non-empty list {role!r}")
             for n in names:
-                if n not in sets:
+                if not isinstance(n, str) or n not in sets:
                     raise QueryError(
                         f"{path}: query {label!r} names unknown set {n!r}; "
                         f"sets defined: {', '.join(sets)}"
