@@ -18,7 +18,7 @@ def random_source(name: str, seed: int, dim: int = 8, words=GENDER_WORDS) -> Arr
 @pytest.fixture
 def toy_query() -> Query:
     return Query(
-        [WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+        [WordSet("male", ["he", "man"], aligned=True), WordSet("female", ["she", "woman"], aligned=True)],
         [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])],
         name="toy",
     )
@@ -34,3 +34,17 @@ def write_glove(path, words, matrix):
         for w, row in zip(words, matrix):
             fh.write(w + " " + " ".join(f"{x:.6f}" for x in row) + "\n")
     return path
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path_factory, monkeypatch):
+    """Every test gets its own model cache: no test reads another's entries or the user's."""
+    monkeypatch.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+def snapshot(folder) -> dict:
+    """{relative path: bytes} of every file under ``folder`` (to show nothing was touched)."""
+    from pathlib import Path
+
+    root = Path(folder)
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}

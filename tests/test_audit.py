@@ -93,10 +93,11 @@ def test_audit_does_not_depend_on_the_dimension():
 
 
 def test_audit_cli_writes_the_table(tmp_path, capsys):
-    out = tmp_path / "audit.csv"
+    out = tmp_path / "audit"
     assert main(["audit", "--model", "glove-6b-50d", "--metrics", "SAME", "DirectBias", "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert "in 50 dimensions" in printed and "DirectBias" in printed
-    saved = pd.read_csv(out, index_col="metric")
+    assert sorted(p.name for p in out.iterdir()) == [".wefe-same-owner.json", "audit.csv", "manifest.json"]
+    saved = pd.read_csv(out / "audit.csv", index_col="metric")
     assert list(saved.index) == ["SAME", "DirectBias"] and set(PROPERTIES) <= set(saved.columns)
     assert saved.loc["SAME", list(PROPERTIES)].all()

@@ -91,6 +91,6 @@ def test_cli_quality_command(setup, tmp_path, capsys):
 
 def test_cli_quality_bad_benchmark_is_one_line_exit_2(setup, tmp_path, capsys):
     models, *_ = setup
-    assert main(["quality", "--models", models[0], "--benchmarks", "ws999", "--out", str(tmp_path)]) == 2
+    assert main(["quality", "--models", models[0], "--benchmarks", "ws999", "--out", str(tmp_path / "q")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("wefe-same: error: unknown benchmark 'ws999'") and len(err.splitlines()) == 1

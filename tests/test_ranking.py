@@ -64,14 +64,31 @@ def test_missing_words_make_a_subquery_nan_with_reason_not_a_crash(toy_query):
 def test_direct_bias_drops_whole_tuples():
     words = ["he", "she", "man", "woman", "king", "doctor"]  # "queen" missing
     src = ArraySource("m", words, np.random.default_rng(2).normal(size=(6, 5)))
-    q = Query([WordSet("male", ["he", "man", "king"]), WordSet("female", ["she", "woman", "queen"])],
+    q = Query([WordSet("male", ["he", "man", "king"], aligned=True),
+               WordSet("female", ["she", "woman", "queen"], aligned=True)],
               [WordSet("jobs", ["doctor"])])
-    result = rank([src], [q], metrics=["DirectBias"], missing_threshold=0.4, progress=False)
+    result = rank([src], [q], metrics=["DirectBias"], missing_threshold=0.4, progress=False, cache=False)
     row = result.details.iloc[0]
     assert row["words_found"] == 5  # 2 tuples × 2 + "doctor"
     assert row["missing_words"] == "queen" and '"n_tuples": 2' in row["metric_details"]
-    strict = rank([src], [q], metrics=["DirectBias"], progress=False).details.iloc[0]
+    strict = rank([src], [q], metrics=["DirectBias"], progress=False, cache=False).details.iloc[0]
     assert strict["reason"] == "the target sets lost 1 of 3 tuples (33% > 20%)"
+
+
+def test_pair_metrics_need_target_sets_declared_aligned():
+    """Direct Bias and RIPA pair words by position: only on sets declared aligned."""
+    words = ["he", "she", "man", "woman", "doctor", "nurse"]
+    src = ArraySource("m", words, np.random.default_rng(3).normal(size=(6, 5)))
+    loose = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+                  [WordSet("jobs", ["doctor", "nurse"])])
+    result = rank([src], [loose], metrics=["DirectBias", "RIPA", "SAME"], progress=False, cache=False)
+    details = result.details.set_index("metric")
+    for metric in ("DirectBias", "RIPA"):
+        assert np.isnan(details.at[metric, "value"])
+        assert details.at[metric, "reason"] == ("target sets 'male', 'female' are not declared aligned "
+                                                "(aligned = true in the query file), so their words cannot "
+                                                "be paired by position")
+    assert not np.isnan(details.at["SAME", "value"])  # SAME takes the groups as sets, not pairs
 
 
 def test_ties_and_nan_stay_visible():

@@ -52,10 +52,15 @@ def test_quality_columns_are_set_apart_in_the_heatmap(result):
     assert len(ax.lines) == 2  # the fence between fairness metrics and quality
 
 
-def test_saved_folder_has_figures_in_three_formats_and_tables(result, tmp_path):
+@pytest.fixture(scope="module")
+def saved(result, tmp_path_factory):
+    return result.save(tmp_path_factory.mktemp("saved") / "res")
+
+
+def test_saved_folder_has_figures_in_three_formats_and_tables(result, saved):
     import matplotlib.image as mpimg
 
-    out = result.save(tmp_path / "res")
+    out = saved
     figures = out / "figures"
     stems = {"correlations", "accumulated_rankings", "rank_stability", "scores_SAME", "most_biased_words_model_0"}
     for stem in stems:
@@ -77,8 +82,66 @@ def test_latex_escape():
     assert latex_escape("a_b & c%") == r"a\_b \& c\%"
 
 
-def test_same_inputs_give_identical_figure_bytes(result, tmp_path):
-    a, b = result.save(tmp_path / "a"), result.save(tmp_path / "b")
-    for name in ("correlations.pdf", "correlations.svg", "correlations.png", "accumulated_rankings.svg"):
-        assert (a / "figures" / name).read_bytes() == (b / "figures" / name).read_bytes(), name
-    pd.testing.assert_frame_equal(pd.read_csv(a / "rankings.csv"), pd.read_csv(b / "rankings.csv"))
+def test_same_inputs_give_identical_figure_bytes(result, saved, tmp_path):
+    from wefe_same import report
+
+    jobs = {job.stem: job for job in report.figure_jobs(result)[0]}
+    for stem in ("correlations", "accumulated_rankings"):
+        files, _ = report.render(jobs[stem], ("png", "pdf", "svg"))
+        for fmt, data in files.items():
+            assert (saved / "figures" / f"{stem}.{fmt}").read_bytes() == data, (stem, fmt)
+    again = report.write_csv_tables(result, tmp_path) or tmp_path
+    for name in ("rankings.csv", "aggregates.csv", "details.csv", "word_bias.csv"):
+        assert (again / name).read_bytes() == (saved / name).read_bytes(), name
+
+
+# -- missing values are shown as missing, never as a good place (issue 7) ----------------
+
+
+def test_accumulated_rankings_mark_missing_ranks_and_list_them_last():
+    import matplotlib.pyplot as plt
+
+    ranks = pd.DataFrame({"WEAT": pd.array([2, 1, pd.NA], dtype="Int64"),
+                          "RND": pd.array([1, pd.NA, pd.NA], dtype="Int64")}, index=["a", "b", "c"])
+    ax = plots.accumulated_rankings(ranks)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b (1 missing)", "c (no ranks)"]
+    hatched = [p for p in ax.patches if p.get_hatch() == "//"]
+    assert len(hatched) == 2  # one "?" box per incomplete model
+    assert plots.missing_ranks(ranks) == {"b": ["RND"], "c": ["WEAT", "RND"]}
+    plt.close("all")
+
+
+def test_most_biased_words_take_object_values_and_models_without_values():
+    import matplotlib.pyplot as plt
+
+    wb = pd.DataFrame({"model": ["m", "m", "m", "e"], "metric": "SAME", "component": "b",
+                       "word": ["x", "y", "x", "z"], "value": [0.5, -0.9, -0.1, np.nan]}).astype({"value": object})
+    top = plots.top_words(wb, "m")
+    assert top.to_dict() == {"y": 0.9, "x": pytest.approx(0.3)}
+    assert plots.top_words(wb, "e").empty and plots.top_words(wb, "absent").empty
+    ax = plots.most_biased_words(wb, "e")
+    assert [t.get_text() for t in ax.texts] == ["no per-word SAME values"]
+    plt.close("all")
+
+
+def test_score_heatmap_labels_models_without_values():
+    import matplotlib.pyplot as plt
+
+    scores = pd.DataFrame({"q1": [0.1, np.nan], "q2": [0.2, np.nan]}, index=["a", "b"], dtype=object)
+    ax = plots.score_heatmap(scores)
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["a", "b (no values)"]
+    plt.close("all")
+
+
+def test_robustness_heatmap_models_by_metrics():
+    import matplotlib.pyplot as plt
+
+    table = pd.DataFrame({"model": ["a", "a", "b", "b"], "metric": ["SAME", "WEAT", "SAME", "WEAT"],
+                          "mean_abs_change": [0.012, 0.5, np.nan, 0.25]})
+    ax = plots.robustness(table)
+    assert not_blank(ax)
+    assert [t.get_text() for t in ax.texts] == ["0.012", "0.5", "n/a", "0.25"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["SAME", "WEAT"]
+    with pytest.raises(ValueError):  # a duplicate (model, metric) is never averaged away
+        plots.robustness(pd.concat([table, table.iloc[:1]]))
+    plt.close("all")

@@ -8,7 +8,7 @@ from .properties import audit
 from .errors import MetricError, ModelError, QueryError, WefeSameError
 from .metrics import METRICS, MetricResult, MetricSpec
 from .query import AtLeast, Query, QuerySet, Template, WordSet, load_queries
-from .report import RankResult
+from .result import RankResult
 
 __all__ = [
     "METRICS", "AtLeast", "MetricError", "MetricResult", "MetricSpec", "ModelError", "Query",

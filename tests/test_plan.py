@@ -1,0 +1,153 @@
+"""Stage 1: every argument is checked before any model is read, with one-line messages."""
+
+import pickle
+
+import pytest
+from conftest import GENDER_WORDS, snapshot, write_glove
+
+import numpy as np
+
+from wefe_same import rank
+from wefe_same.cli import main
+from wefe_same.errors import MetricError, ModelError, QueryError, WefeSameWarning
+from wefe_same.plan import make_plan, query_set_weights
+from wefe_same.validation import InvalidParameterError
+
+MINI = """
+[meta]
+name = "mini"
+[sets.male]
+words = ["he", "man"]
+[sets.female]
+words = ["she", "woman"]
+[sets.career]
+words = ["doctor", "engineer"]
+[sets.care]
+words = ["nurse", "teacher"]
+[[queries]]
+targets = ["male", "female"]
+attributes = ["career", "care"]
+"""
+
+
+@pytest.fixture
+def mini(tmp_path):
+    path = tmp_path / "mini.toml"
+    path.write_text(MINI)
+    return str(path)
+
+
+class ExplodingSource:
+    """A model that must never be read: validation failures come before any lookup."""
+
+    name = "never-read"
+
+    def lookup(self, words):
+        raise AssertionError("a model was read before the arguments were checked")
+
+    def describe(self):
+        return {}
+
+
+BAD_ARGUMENTS = [
+    ({"seed": -1}, "'seed' parameter of rank must be an integer >= 0. Got -1"),
+    ({"seed": True}, "'seed' parameter of rank must be an integer"),
+    ({"ties": "avg"}, "'ties' parameter of rank must be one of"),
+    ({"nan_policy": "drop"}, "'nan_policy' parameter of rank"),
+    ({"correlation": "pearson"}, "'correlation' parameter of rank"),
+    ({"permutations": -5}, "'permutations' parameter of rank"),
+    ({"bootstrap": -1}, "'bootstrap' parameter of rank must be an integer >= 0. Got -1"),
+    ({"bootstrap_words": 1.5}, "'bootstrap_words' parameter of rank"),
+    ({"missing_threshold": 1.5}, "'missing_threshold' parameter of rank must be a number in [0, 1]"),
+    ({"analogy_vocab": 0}, "'analogy_vocab' parameter of rank"),
+    ({"workers": 0}, "'workers' parameter of rank"),
+    ({"metric_options": {"DirectBias": {"k": 0}}}, "'k' parameter of DirectBias must be an integer >= 1"),
+    ({"metric_options": {"DirectBias": {"c": -1}}}, "'c' parameter of DirectBias must be a number >= 0"),
+    ({"metric_options": {"RNSB": {"n_iterations": 0}}}, "'n_iterations' parameter of RNSB"),
+    ({"metric_options": {"RNSB": {"train_fraction": 0}}}, "'train_fraction' parameter of RNSB must be a number in (0, 1]"),
+    ({"templates": ["no slot"]}, "one {word} slot"),
+    ({"unicode_errors": "lenient"}, "'unicode_errors' parameter of rank"),
+]
+
+
+@pytest.mark.parametrize("kwargs, message", BAD_ARGUMENTS, ids=[next(iter(k)) + str(i) for i, (k, _) in
+                                                               enumerate(BAD_ARGUMENTS)])
+def test_a_bad_argument_fails_before_any_model_is_read(kwargs, message, mini):
+    with pytest.raises(InvalidParameterError) as info:
+        rank(models=[ExplodingSource()], queries=mini, **kwargs)
+    assert message in str(info.value)
+    assert isinstance(info.value, ValueError)
+
+
+def test_a_single_string_is_one_item(mini, tmp_path):
+    rng = np.random.default_rng(0)
+    model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
+    result = rank(models=model, queries=mini, metrics="WEAT", cache=False)
+    assert list(result.rankings.columns) == ["WEAT"] and list(result.rankings.index) == ["m"]
+
+
+def test_unknown_metric_is_named_with_the_valid_ones(mini):
+    with pytest.raises(MetricError, match="unknown metric 'WAET'; valid metrics are: .*WEAT"):
+        rank(models=[ExplodingSource()], queries=mini, metrics=["WAET"])
+
+
+def test_a_missing_model_file_is_named(mini, tmp_path):
+    with pytest.raises(ModelError, match="no such file"):
+        rank(models=[str(tmp_path / "absent.txt")], queries=mini)
+
+
+def test_a_query_file_without_queries_says_so(tmp_path):
+    path = tmp_path / "sets_only.toml"
+    path.write_text('[sets.a]\nwords = ["x"]\n')
+    with pytest.raises(QueryError, match="queries"):
+        make_plan(str(path))
+
+
+def test_a_word_in_two_target_sets_is_reported(tmp_path, mini):
+    path = tmp_path / "overlap.toml"
+    path.write_text(MINI.replace('words = ["she", "woman"]', 'words = ["she", "man"]'))
+    plan = make_plan(str(path))
+    assert plan.warnings == ("target sets 'male' and 'female' share 1 word: man",)
+    rng = np.random.default_rng(0)
+    model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
+    with pytest.warns(WefeSameWarning, match="share 1 word: man"):
+        result = rank(models=[model], queries=str(path), metrics=["WEAT"], cache=False)
+    assert set(result.details["warning"]) == {"target sets 'male' and 'female' share 1 word: man"}
+    assert result.manifest["warnings"] == ["target sets 'male' and 'female' share 1 word: man"]
+
+
+def test_the_plan_pickles_and_keeps_its_key(mini):
+    plan = make_plan(mini, ["WEAT", "SAME"], seed=3)
+    again = pickle.loads(pickle.dumps(plan))
+    assert again.scoring_key() == plan.scoring_key()
+    assert [s.name for s in again.specs] == ["WEAT", "SAME"]
+    assert make_plan(mini, ["WEAT", "SAME"], seed=4).scoring_key() != plan.scoring_key()
+
+
+def test_overall_weights_count_the_queries_that_yield_a_subquery():
+    # gender: every query has 2 target sets, so every query fits WEAT (2, 2)? only those with 2 attributes
+    plan = make_plan("gender", ["WEAT", "SAME"])
+    qs = plan.query_sets[0]
+    weat = sum(1 for q in qs.queries if len(q.targets) >= 2 and len(q.attributes) >= 2)
+    same = sum(1 for q in qs.queries if len(q.targets) >= 2 and len(q.attributes) >= 1)
+    assert query_set_weights(plan.query_sets, plan.specs[0]) == {"gender": weat}
+    assert query_set_weights(plan.query_sets, plan.specs[1]) == {"gender": same}
+
+
+def test_cli_bad_option_exits_2_with_one_line_and_touches_nothing(tmp_path, capsys, mini, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "keep.txt").write_text("user data")
+    before = snapshot(tmp_path)
+    code = main(["rank", "--queries", mini, "--seed", "-1", "--out", "res"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and "'seed' parameter of rank" in err
+    assert snapshot(tmp_path) == before
+
+
+def test_cli_metric_option_values_are_parsed_and_checked(tmp_path, capsys, mini):
+    code = main(["rank", "--queries", mini, "--metric-option", "DirectBias.k=0", "--out", str(tmp_path / "r")])
+    assert code == 2 and "'k' parameter of DirectBias must be an integer >= 1. Got 0" in capsys.readouterr().err
+    code = main(["rank", "--queries", mini, "--metric-option", "DirectBias", "--out", str(tmp_path / "r")])
+    assert code == 2 and "METRIC.OPTION=VALUE" in capsys.readouterr().err
+    assert not (tmp_path / "r").exists()

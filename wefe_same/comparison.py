@@ -1,0 +1,98 @@
+"""Stage 4, the analysis of a run: what the rankings say once set side by side.
+
+Composes the primitives of :mod:`.analysis` (correlations, intervals from draws),
+:mod:`.columns` (quality and external columns) and :mod:`.sensitivity` (how the overall
+ranking depends on the aggregation) into what :class:`~wefe_same.result.RankResult` shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .plan import RunPlan
+from .ranking import Aggregation
+from .scoring import ModelScores, stream_seed
+
+#: Prefix of the quality columns in rankings and aggregates.
+QUALITY_PREFIX = "quality:"
+
+
+@dataclass
+class Analysis:
+    """The analysis stage's output (what RankResult shows besides scores and details)."""
+
+    aggregates: pd.DataFrame
+    rankings: pd.DataFrame
+    correlations: pd.DataFrame
+    correlation_pvalues: pd.DataFrame
+    aggregates_ci: pd.DataFrame | None = None
+    correlations_ci: pd.DataFrame | None = None
+    rank_stability: pd.DataFrame | None = None
+    extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    set_apart: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-benchmark scores and ranks (higher score = rank 1) and the combined rank."""
+    scores = table.pivot(index="model", columns="benchmark", values="score").reindex(
+        index=list(models), columns=list(dict.fromkeys(table["benchmark"])))
+    scores.columns = [QUALITY_PREFIX + c for c in scores.columns]
+    ranks = scores.rank(ascending=False, method=ties, na_option="keep")
+    # Seed 002's WEB column: the models ranked by the sum of their per-benchmark ranks.
+    ranks["quality"] = ranks.sum(axis=1, min_count=len(ranks.columns)).rank(method=ties, na_option="keep")
+    return scores, ranks if ties == "average" else ranks.astype("Int64")
+
+
+def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
+            *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
+            higher_is_better: Sequence[str] = ()) -> Analysis:
+    """Correlations between every ranking column, with the optional columns and intervals."""
+    from .analysis import bootstrap, correlations, summarize_draws
+    from .sensitivity import aggregation_sensitivity
+
+    models = list(agg.aggregates.index)
+    aggregates, rankings = agg.aggregates, agg.rankings
+    fixed_values, fixed_ranks = [], []
+    if quality is not None:
+        q_scores, q_ranks = quality_columns(quality, models, plan.ties)
+        fixed_values.append(q_scores)
+        fixed_ranks.append(q_ranks)
+    if external is not None:
+        from .columns import rank_external
+
+        values = external.reindex(models)
+        fixed_values.append(values)
+        fixed_ranks.append(rank_external(values, higher_is_better, plan.ties))
+    fixed = pd.concat(fixed_ranks, axis=1) if fixed_ranks else None
+    if fixed_values:
+        aggregates = aggregates.join(pd.concat(fixed_values, axis=1))
+        rankings = rankings.join(fixed)
+    rho, pvalues = correlations(rankings, plan.correlation)
+    out = Analysis(aggregates, rankings, rho, pvalues, set_apart=[] if fixed is None else list(fixed.columns))
+
+    if plan.bootstrap:
+        out.aggregates_ci, out.correlations_ci, out.rank_stability = bootstrap(
+            scores, plan.specs, plan.column_sets, plan.weights, agg.aggregates, agg.rankings,
+            draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"), nan_policy=plan.nan_policy,
+            fixed=fixed, ties=plan.ties)
+    if plan.bootstrap_words:
+        draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
+        ci, corr, ranks = summarize_draws(draws, plan.specs, agg.aggregates, agg.rankings, fixed=fixed,
+                                            ties=plan.ties)
+        out.extra["word_bootstrap"] = ci.merge(ranks, on=["model", "metric"])
+        out.extra["word_bootstrap_correlations"] = corr
+    if plan.halves:
+        from .analysis import robustness_table
+
+        halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
+        out.extra["robustness"] = robustness_table(agg.aggregates, halves)
+    if len(plan.specs) > 1:
+        ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
+        out.extra["aggregation"] = ranks_by
+        out.extra["aggregation_agreement"] = taus
+    return out

@@ -1,0 +1,253 @@
+"""The plan of a run: every argument checked, every subquery expanded, before any model is read.
+
+A :class:`RunPlan` is what each model's scoring needs and nothing else (no model, no
+data file): it is small and picklable, so worker processes and Dask workers receive it
+as it is. Its :meth:`RunPlan.scoring_key` names everything that changes a model's scores,
+which is what the cache keys on besides the model itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import metadata
+from pathlib import Path
+from typing import Any, Literal
+
+from .errors import MetricError, QueryError
+from .metrics.registry import MetricSpec, check_options, resolve_metrics
+from .models.catalog import resolve_models
+from .models.options import LoadOptions
+from .models.sources import ModelSource
+from .query import Query, QueriesLike, QuerySet, load_queries
+from .validation import as_list, check_bool, check_choice, check_int, check_number
+
+Ties = Literal["min", "average", "max", "dense", "first"]
+NanPolicy = Literal["skip", "propagate"]
+Method = Literal["spearman", "kendall"]
+TIES = ("min", "average", "max", "dense", "first")
+DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
+#: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
+SCORING_CODE = ("metrics", "models", "vectors.py", "scoring.py", "stats.py", "resampling.py", "query.py")
+
+
+@dataclass(frozen=True)
+class Subquery:
+    """One column of a score matrix: a subquery and the query set it came from."""
+
+    query_set: str
+    query: Query
+
+    @property
+    def column(self) -> str:
+        return f"{self.query_set}:{self.query.id}"
+
+
+def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
+    """Q_F = Q_1(s) ∪ … ∪ Q_r(s): subqueries of the metric's template, duplicates merged."""
+    out: dict[str, Subquery] = {}
+    for qs in query_sets:
+        for query in qs.queries:
+            for sub in query.subqueries(spec.template):
+                out.setdefault(Subquery(qs.name, sub).column, Subquery(qs.name, sub))
+    if not out:
+        labels = "; ".join(f"{qs.name}: " + ", ".join(
+            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets)
+        raise MetricError(
+            f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
+        )
+    return list(out.values())
+
+
+def query_set_weights(query_sets: Sequence[QuerySet], spec: MetricSpec) -> dict[str, int]:
+    """w_s of the overall mean: the queries of set s that yield at least one subquery of
+    the metric's template (seed 002 §4.2)."""
+    return {qs.name: sum(1 for q in qs.queries if q.subqueries(spec.template)) for qs in query_sets}
+
+
+def describe_overlap(query: Query) -> list[str]:
+    """One message per pair of target sets of ``query`` that share words.
+
+    >>> from wefe_same.query import WordSet
+    >>> q = Query((WordSet("a", ["x", "y"]), WordSet("b", ["y", "z"])), (WordSet("c", ["w"]),))
+    >>> describe_overlap(q)
+    ["target sets 'a' and 'b' share 1 word: y"]
+    """
+    out = []
+    for i, a in enumerate(query.targets):
+        for b in query.targets[i + 1:]:
+            shared = [w for w in a.words if w in set(b.words)]
+            if shared:
+                out.append(f"target sets {a.name!r} and {b.name!r} share {len(shared)} word"
+                           f"{'s' if len(shared) > 1 else ''}: {', '.join(shared)}")
+    return out
+
+
+@dataclass(frozen=True)
+class ModelTask:
+    """One model of a run: its name, and a spec any process can resolve again.
+
+    ``spec`` is the string the user gave (resolved again in a worker with ``options``), or
+    a :class:`ModelSource` object given directly (sent to workers as it is: it must pickle).
+    """
+
+    name: str
+    spec: str | ModelSource
+    options: LoadOptions = field(default_factory=LoadOptions)
+
+    def source(self) -> ModelSource:
+        from .models.catalog import resolve_model
+
+        return resolve_model(self.spec, self.options)
+
+
+def make_tasks(models: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions) -> list[ModelTask]:
+    """Resolve every spec once (cheap: no model file is opened) to check it and name it."""
+    sources = resolve_models(models, options)
+    return [ModelTask(s.name, getattr(s, "spec", None) if isinstance(getattr(s, "spec", None), str) else s, options)
+            for s in sources]
+
+
+def _code_digest() -> str:
+    root = Path(__file__).parent
+    digest = hashlib.sha256()
+    for part in SCORING_CODE:
+        for path in sorted((root / part).rglob("*.py")) if (root / part).is_dir() else [root / part]:
+            if path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """Everything that decides the scores and their analysis, validated.
+
+    Attributes mirror :func:`wefe_same.rank`'s arguments; ``metric_options`` holds the
+    options actually used (``permutations`` filled in for the WEAT tests).
+    """
+
+    query_sets: tuple[QuerySet, ...]
+    metric_names: tuple[str, ...]
+    metric_options: Mapping[str, Mapping[str, Any]]
+    seed: int = 0
+    missing_threshold: float = 0.2
+    ties: Ties = "min"
+    nan_policy: NanPolicy = "skip"
+    correlation: Method = "spearman"
+    permutations: int = 10_000
+    bootstrap: int = 0
+    bootstrap_words: int = 0
+    halves: int = 0
+    shared_words: bool = False
+    warnings: tuple[str, ...] = ()
+
+    @cached_property
+    def specs(self) -> list[MetricSpec]:
+        return resolve_metrics(self.metric_names)
+
+    @cached_property
+    def subqueries(self) -> list[tuple[MetricSpec, list[Subquery]]]:
+        return [(s, expand(self.query_sets, s)) for s in self.specs]
+
+    @cached_property
+    def words(self) -> frozenset[str]:
+        """The run's vocabulary: every word of every query set."""
+        return frozenset().union(*(qs.words for qs in self.query_sets))
+
+    @cached_property
+    def column_sets(self) -> dict[str, dict[str, str]]:
+        """Per metric, subquery id → its query set."""
+        return {spec.name: {s.column: s.query_set for s in subs} for spec, subs in self.subqueries}
+
+    @cached_property
+    def weights(self) -> dict[str, dict[str, int]]:
+        return {spec.name: query_set_weights(self.query_sets, spec) for spec in self.specs}
+
+    def __getstate__(self) -> dict[str, Any]:
+        # Cached properties are rebuilt on the other side: they hold the metric functions.
+        return {k: v for k, v in self.__dict__.items()
+                if k not in ("specs", "subqueries", "words", "column_sets", "weights")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def scoring_key(self) -> str:
+        """sha256 of everything that changes a model's scores, the model itself aside."""
+        body = {
+            "version": _version("wefe_same"),
+            "code": _code_digest(),
+            "queries": [[qs.name, [(q.id, [(s.name, list(s.words), getattr(s, "aligned", False))
+                                           for s in (*q.targets, *q.attributes)]) for q in qs.queries]]
+                        for qs in self.query_sets],
+            "metrics": list(self.metric_names),
+            "options": {k: {o: repr(v) for o, v in sorted(opts.items())} for k, opts in self.metric_options.items()},
+            "seed": self.seed, "missing_threshold": self.missing_threshold,
+            "bootstrap_words": self.bootstrap_words, "halves": self.halves,
+        }
+        return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+
+
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def make_plan(
+    queries: QueriesLike = DEFAULT_QUERIES,
+    metrics: Sequence[str] | str | None = None,
+    seed: int = 0,
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
+    *,
+    missing_threshold: float = 0.2,
+    ties: str = "min",
+    nan_policy: str = "skip",
+    correlation: str = "spearman",
+    permutations: int = 10_000,
+    bootstrap: int = 0,
+    bootstrap_words: int = 0,
+    halves: int = 0,
+    shared_words: bool = False,
+    func: str = "rank",
+) -> RunPlan:
+    """Check every argument of a run and expand its subqueries; no model is read.
+
+    Raises :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``) naming
+    ``func`` and the argument, or the query/metric error naming the file, set or word.
+    """
+    check_int(seed, "seed", func, minimum=0)
+    threshold = check_number(missing_threshold, "missing_threshold", func, low=0, high=1)
+    check_choice(ties, "ties", func, TIES)
+    check_choice(nan_policy, "nan_policy", func, ("skip", "propagate"))
+    check_choice(correlation, "correlation", func, ("spearman", "kendall"))
+    check_int(permutations, "permutations", func, minimum=0)
+    check_int(bootstrap, "bootstrap", func, minimum=0)
+    check_int(bootstrap_words, "bootstrap_words", func, minimum=0)
+    check_int(halves, "halves", func, minimum=0)
+    check_bool(shared_words, "shared_words", func)
+    names = None if metrics is None else as_list(metrics, "metrics", func)
+    specs = resolve_metrics(names)
+    if metric_options is not None and not isinstance(metric_options, Mapping):
+        raise MetricError(f"metric_options of {func} must map metric names to option dicts, "
+                          f"not {type(metric_options).__name__}")
+    options = {k: dict(v) for k, v in (metric_options or {}).items()}
+    check_options(specs, options)
+    for spec in specs:
+        if "permutations" in spec.options:
+            options.setdefault(spec.name, {}).setdefault("permutations", permutations)
+    query_sets = tuple(load_queries(queries))
+    for qs in query_sets:
+        if not qs.queries:
+            raise QueryError(f"{qs.path or qs.name}: no queries; add [[queries]] tables naming target and "
+                             "attribute sets")
+    warnings = tuple(dict.fromkeys(m for qs in query_sets for q in qs.queries for m in describe_overlap(q)))
+    plan = RunPlan(query_sets, tuple(s.name for s in specs), options, seed=seed, missing_threshold=threshold,
+                   ties=ties, nan_policy=nan_policy, correlation=correlation,  # type: ignore[arg-type]
+                   permutations=permutations, bootstrap=bootstrap, bootstrap_words=bootstrap_words,
+                   halves=halves, shared_words=shared_words, warnings=warnings)
+    plan.subqueries  # a metric no query fits fails here, before any model is read
+    return plan
