@@ -39,6 +39,8 @@ def run_command(command: str, cwd: Path) -> str:
     argv = shlex.split(command)
     if argv[0] == "wefe-same":
         argv = [sys.executable, "-m", "wefe_same.cli", *argv[1:]]
+    elif argv[0] == "python":
+        argv = [sys.executable, *argv[1:]]
     env = {**os.environ, "COLUMNS": "120", "PYTHONWARNINGS": "ignore::DeprecationWarning"}
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
     return stable(done.stdout + done.stderr)

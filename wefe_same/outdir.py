@@ -376,9 +376,14 @@ def staging(out: str | os.PathLike[str], *, kind: str = "results") -> Iterator[P
     target = check_output(out, kind=kind)
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_stale(target)
-    tmp = _new_sibling(target, _prefixes(target)[0])
+    tmp: Path | None = None
     try:
-        (tmp / OWNER).write_text(json.dumps(owner_record(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        # A signal between creating the folder and owning it would leave it behind: the
+        # folder is made with signals deferred, and a deferred one arrives inside the try.
+        with _signals_blocked():
+            tmp = _new_sibling(target, _prefixes(target)[0])
+            (tmp / OWNER).write_text(json.dumps(owner_record(), indent=2, sort_keys=True) + "\n",
+                                     encoding="utf-8")
         yield tmp
         try:  # the folder may have changed during the run: keep this run's output apart
             check_output(target, kind=kind)
@@ -388,7 +393,9 @@ def staging(out: str | os.PathLike[str], *, kind: str = "results") -> Iterator[P
             raise OutputError(CHANGED.format(error=err, kept=kept)) from None
         old = _swap_into_place(tmp, target)
     except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            with _signals_blocked():  # a second Ctrl-C must not leave half a folder
+                shutil.rmtree(tmp, ignore_errors=True)
         raise
     if old is not None:
         shutil.rmtree(old, ignore_errors=True)
