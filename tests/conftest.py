@@ -1,3 +1,6 @@
+import contextlib
+import signal
+
 import matplotlib
 import numpy as np
 import pytest
@@ -48,3 +51,40 @@ def snapshot(folder) -> dict:
 
     root = Path(folder)
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@contextlib.contextmanager
+def no_hang(seconds: float = 10):
+    """Fail instead of hanging: a loop that never ends fails the test (hypothesis' deadline
+    only reports slow examples that finish; gensim's fastText reader once looped forever on
+    a cut file)."""
+    def stop(*_):
+        raise TimeoutError(f"still running after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+#: A minimal query file: aligned male/female pairs, career vs care.
+MINI_QUERY = """
+[meta]
+name = "mini"
+[sets.male]
+words = ["he", "man"]
+aligned = true
+[sets.female]
+words = ["she", "woman"]
+aligned = true
+[sets.career]
+words = ["doctor", "engineer"]
+[sets.care]
+words = ["nurse", "teacher"]
+[[queries]]
+targets = ["male", "female"]
+attributes = ["career", "care"]
+"""

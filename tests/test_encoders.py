@@ -551,7 +551,8 @@ def test_mpnet_from_its_split_packages_equals_sentence_transformers(tmp_path, mo
     monkeypatch.setenv("WEFE_SAME_ENCODER_CACHE", str(tmp_path))
     source = resolve_model("all-mpnet-base-v2")
     identity = source.identity()
-    assert list(tmp_path.iterdir()) == [] and len(identity["parts"]) == 5  # identity unpacks nothing
+    # identity() unpacks nothing; it may record the parts' hashes in the hash store
+    assert [p.name for p in tmp_path.iterdir()] in ([], ["sha256.json"]) and len(identity["parts"]) == 5
     got = vectors(source, WORDS[:4])
     folder = source._location().folder
     assert folder.parent.parent == tmp_path

@@ -7,12 +7,10 @@ never ends. The whole file runs in about 10 s on two cores. Longer hunts:
 ``WEFE_FUZZ_RANDOM=1 WEFE_FUZZ_EXAMPLES=15000 pytest tests/test_fuzz.py`` (fresh examples).
 """
 
-import contextlib
 import gzip
 import io
 import math
 import os
-import signal
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from conftest import no_hang  # noqa: E402
 from wefe_same import WefeSameError  # noqa: E402
 from wefe_same.models import LoadOptions, resolve_model  # noqa: E402
 from wefe_same.models.readers import TextVectorsSource, Word2VecBinarySource, load_npy  # noqa: E402
@@ -64,22 +63,6 @@ def exercise(source) -> None:
     source.vocabulary(5)
     source.describe()
     source.identity()
-
-
-@contextlib.contextmanager
-def no_hang(seconds: float = 10):
-    """A loop that never ends fails the example (hypothesis' deadline only reports slow ones
-    that finish)."""
-    def stop(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def read_or_typed_error(data: bytes, name: str, spec: str = "{path}", **options) -> None:

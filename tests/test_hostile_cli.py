@@ -18,27 +18,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import GENDER_WORDS, snapshot, write_glove
+from conftest import MINI_QUERY, GENDER_WORDS, snapshot, write_glove
 
 from wefe_same.cli import main
 
-QUERY = """
-[meta]
-name = "mini"
-[sets.male]
-words = ["he", "man"]
-aligned = true
-[sets.female]
-words = ["she", "woman"]
-aligned = true
-[sets.career]
-words = ["doctor", "engineer"]
-[sets.care]
-words = ["nurse", "teacher"]
-[[queries]]
-targets = ["male", "female"]
-attributes = ["career", "care"]
-"""
+QUERY = MINI_QUERY
 FAST = ["--metrics", "WEAT", "SAME", "--permutations", "0", "--formats", "svg", "--no-cache"]
 
 

