@@ -43,7 +43,7 @@ def run_command(command: str, cwd: Path) -> str:
         argv = [sys.executable, *argv[1:]]
     env = {**os.environ, "COLUMNS": "120", "PYTHONWARNINGS": "ignore::DeprecationWarning"}
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
-    return stable(done.stdout + done.stderr)
+    return stable((done.stdout + done.stderr).replace(f"{cwd}/", ""))
 
 
 def stable(text: str) -> str:
