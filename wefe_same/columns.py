@@ -32,7 +32,7 @@ from .errors import ExternalError, WefeSameWarning
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
-#: Prefix of quality columns (an external column may not use it).
+#: Prefix of the quality columns in aggregates and rankings (an external column may not use it).
 QUALITY_PREFIX = "quality:"
 #: Cells read as "no value" (NaN); compared case-insensitively after stripping.
 MISSING_CELLS = frozenset({"", "na", "nan", "n/a", "null", "none"})

@@ -13,12 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .columns import QUALITY_PREFIX
 from .plan import RunPlan
 from .ranking import Aggregation
 from .scoring import ModelScores, stream_seed
 
-#: Prefix of the quality columns in rankings and aggregates.
-QUALITY_PREFIX = "quality:"
 
 
 @dataclass

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from .columns import QUALITY_PREFIX
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-#: Prefix of the quality columns in rankings and aggregates.
-QUALITY_PREFIX = "quality:"
 #: Every figure format the results folder can hold.
 FIGURE_FORMATS = ("png", "pdf", "svg")
 
