@@ -201,3 +201,15 @@ def test_ctrl_c_while_the_results_are_written_leaves_no_temporary_folder(work):
     assert proc.returncode == 130 and "Traceback" not in err, err
     assert snapshot(work) == before
     assert not any(p.name.startswith(".results.") for p in work.iterdir())
+
+
+def test_output_piped_into_a_reader_that_leaves_is_not_a_traceback():
+    """`wefe-same models | head -1`: the reader closes the pipe; exit 141 (SIGPIPE), no traceback."""
+    proc = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", "models"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # the reader leaves after one line
+    err = proc.stderr.read().decode()
+    proc.wait(timeout=60)
+    assert first.startswith(b"Catalog:")
+    assert proc.returncode in (0, 141) and "Traceback" not in err, err

