@@ -254,10 +254,13 @@ def render(job: FigureJob, formats: Sequence[str]) -> tuple[dict[str, bytes], li
             if fig is None:
                 return {}, notes
             _fix_layout(fig)
+            # Labels the layout engine let out of the canvas (long tick labels beside an
+            # equal-aspect heatmap) are brought back by saving the tight box, found once.
+            box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)
             files = {}
             for fmt in formats:
                 buffer = io.BytesIO()
-                fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt])
+                fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt], bbox_inches=box)
                 files[fmt] = buffer.getvalue()
             return files, notes
     except Exception as err:
