@@ -228,7 +228,7 @@ def execute(run: Run) -> RankResult:
     from .executors import score_models
     from .ranking import aggregate_run
     from .result import RankResult
-    from .scoring import score_matrices
+    from .scoring import concat_word_bias, score_matrices
 
     plan = run.plan
     per_model, cache_status = score_models(plan, run.tasks, workers=run.workers, scheduler=run.scheduler,
@@ -247,7 +247,7 @@ def execute(run: Run) -> RankResult:
         correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
         by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
-        word_bias=pd.concat([m.word_bias for m in per_model], ignore_index=True), quality=quality_table,
+        word_bias=concat_word_bias(per_model), quality=quality_table,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
         rank_stability=analysed.rank_stability, extra=analysed.extra, set_apart=analysed.set_apart,
         warnings=list(analysed.warnings),

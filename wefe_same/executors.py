@@ -44,7 +44,7 @@ from typing import Any
 from .cache import CacheStatus, ModelCache, scores_key, vectors_key
 from .errors import ModelError, WefeSameError, WefeSameWarning
 from .plan import ModelTask, RunPlan
-from .scoring import ModelScores, load_table, restrict, score_table, shared_vocabulary
+from .scoring import ModelScores, compact, load_table, restrict, score_table, shared_vocabulary
 from .validation import InvalidParameterError, check_int
 from .vectors import VectorTable
 
@@ -365,7 +365,7 @@ def score_models(
                     continue
                 peek = cache.peek_vectors(model.vkey)
                 if peek is not None:
-                    model.scores = cache.get_scores(_scores_key(model, peek[0], scoring))
+                    model.scores = compact(cache.get_scores(_scores_key(model, peek[0], scoring)))
                     if model.scores is not None:
                         model.status, model.source = "hit", None
                     else:  # new scoring options: the vectors are reused
@@ -392,7 +392,7 @@ def score_models(
                     scores = value
                 if _unchanged(model, scores.identity):
                     cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
-                model.scores = scores
+                model.scores = compact(scores)
                 model.table = model.source = None  # done: memory stays flat in the number of models
                 bar.set_postfix_str(model.task.name, refresh=False)
                 bar.update(1)
@@ -435,7 +435,8 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
     todo = []
     for model in models:
         if model.vkey is not None and cache is not None:
-            model.scores = cache.get_scores(_scores_key(model, restricted[id(model)].fingerprint(), scoring))
+            model.scores = compact(cache.get_scores(_scores_key(model, restricted[id(model)].fingerprint(),
+                                                                scoring)))
             model.status = "hit" if model.scores is not None else "miss"
         if model.scores is None:
             todo.append(model)
@@ -445,7 +446,7 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
         model = todo[i]
         if model.vkey is not None:
             cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
-        model.scores = scores
+        model.scores = compact(scores)
         bar.set_postfix_str(model.task.name, refresh=False)
         bar.update(1)
 
