@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import platform
-import warnings
 import time
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,6 +31,7 @@ from .models.sources import ModelSource
 from .plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
 from .query import QueriesLike
 from .validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
+from .versions import package_version
 
 if TYPE_CHECKING:
     from .result import RankResult
@@ -261,24 +262,15 @@ def _quality(sources: Sequence[ModelSource], benchmarks: Sequence[str], analogy_
     return evaluate_quality(list(sources), list(benchmarks), analogy_vocab=analogy_vocab, progress=progress)
 
 
-def _version(dist: str) -> str | None:
-    from importlib import metadata
-
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
-
-
 def make_manifest(run: Run, per_model: Sequence[Any], cache_status: Mapping[str, str],
                   warnings: Sequence[str]) -> dict[str, Any]:
     """Versions, settings, models (with cache status and coverage), queries and warnings."""
     plan = run.plan
     found = ("exact", "lower", "title", "subword")
     return {
-        "wefe_same": _version("wefe_same"),
+        "wefe_same": package_version("wefe_same"),
         "python": platform.python_version(),
-        "versions": {d: v for d in VERSIONED if (v := _version(d)) is not None},
+        "versions": {d: v for d in VERSIONED if (v := package_version(d)) is not None},
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "seed": plan.seed,
         "settings": run.settings,

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
 import hashlib
 import json
 import os
@@ -58,6 +57,8 @@ import pandas as pd
 
 from .errors import CacheError, WefeSameWarning
 from .vectors import Lookup, VectorTable
+from .processes import process_gone, process_start
+from .versions import code_digest
 
 #: Bump when the entry format or what a key covers changes: old entries are then ignored.
 FORMAT_VERSION = 1
@@ -128,19 +129,6 @@ def check_cache(path: str | os.PathLike[str] | None = None) -> Path:
 
 
 # ----------------------------------------------------------------------------- keys
-@functools.lru_cache(maxsize=1)
-def reader_code_digest() -> str:
-    """sha256 of the code that turns a model into vectors (``models/`` and ``vectors.py``).
-
-    A change to a reader changes every vectors key, so no entry outlives the code that made it.
-    """
-    here = Path(__file__).parent
-    h = hashlib.sha256()
-    for path in [*sorted((here / "models").glob("*.py")), here / "vectors.py"]:
-        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return h.hexdigest()
-
-
 def _digest(obj: Any) -> str:
     text = json.dumps(obj, sort_keys=True, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
@@ -156,7 +144,7 @@ def vectors_key(identity: Mapping[str, Any], words: Iterable[str]) -> str:
     """
     try:
         return _digest({"format": FORMAT_VERSION, "identity": identity, "words": sorted(set(words)),
-                        "code": reader_code_digest()})
+                        "code": code_digest("models", "vectors.py")})
     except (TypeError, ValueError) as err:
         raise CacheError(f"a model identity must be a JSON-able dict, got {identity!r} ({err})") from None
 
@@ -541,8 +529,8 @@ class ModelCache:
         prefix = f".tmp-{socket.gethostname()}-"
         for kind in KINDS:
             for tmp in (self._base / kind).glob(f"*/{prefix}*"):
-                pid = tmp.name[len(prefix):].split("-", 1)[0]
-                if pid.isdigit() and not _alive(int(pid)):
+                pid, start = (tmp.name[len(prefix):].split("-") + ["", ""])[:2]
+                if pid.isdigit() and process_gone(int(pid), int(start) or None if start.isdigit() else None):
                     tmp.unlink(missing_ok=True)
 
 
@@ -565,14 +553,7 @@ def _decode_vectors(meta: Mapping[str, Any], reader: _Reader) -> tuple[VectorTab
 
 
 def _temp_prefix() -> str:
-    return f".tmp-{socket.gethostname()}-{os.getpid()}-"
+    # host, pid and start time: a later run removes it only when this process is gone
+    return f".tmp-{socket.gethostname()}-{os.getpid()}-{process_start(os.getpid()) or 0}-"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # someone else's live process
-        return True
-    return True

@@ -292,11 +292,6 @@ def _scores_key(model: _Model, fingerprint: str, scoring: str) -> str:
     return scores_key(model.vkey, fingerprint, model.task.name, scoring)
 
 
-def _scoring_key(plan: RunPlan) -> str:
-    """``plan.scoring_key()`` (it hashes the scoring code: once per run), shared-words runs apart."""
-    return plan.scoring_key() + (":shared-words" if plan.shared_words else "")
-
-
 def _check_picklable(models: Sequence[_Model], executor: Executor) -> None:
     """A ModelSource object given to workers must travel there: refuse before any work."""
     if isinstance(executor, InProcess):
@@ -354,7 +349,7 @@ def score_models(
     """
     executor = make_executor(workers, scheduler)
     models = [_Model(t) for t in tasks]
-    scoring = _scoring_key(plan) if cache is not None else ""
+    scoring = plan.scoring_key() if cache is not None else ""
     if cache is not None:
         for model in models:
             _identify(model, plan)
@@ -387,7 +382,6 @@ def score_models(
                     table, model.description, identity, scores = value
                     if _unchanged(model, identity):
                         cache.put_vectors(model.vkey, table, model.description)  # type: ignore[union-attr]
-                    model.table = table
                 else:
                     scores = value
                 if _unchanged(model, scores.identity):

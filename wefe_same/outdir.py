@@ -23,7 +23,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import datetime as _dt
-import hashlib
 import json
 import os
 import secrets
@@ -38,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 from .errors import OutputError
+from .processes import boot_id, process_gone, process_start
+from .versions import package_version, sha256_file
 
 #: The manifest every output folder ends with.
 MANIFEST = "manifest.json"
@@ -68,11 +69,6 @@ def _fail(template: str, path: Path, **kw: Any) -> OutputError:
 
 
 # -- what is in a folder ---------------------------------------------------------------
-
-
-def sha256_file(path: Path) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
 def read_manifest(folder: Path) -> dict[str, Any] | None:
@@ -196,37 +192,10 @@ def check_output(path: str | os.PathLike[str], *, kind: str = "results") -> Path
 # -- who owns a temporary folder ---------------------------------------------------------
 
 
-def _boot_id() -> str | None:
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip()
-    except OSError:
-        return None
-
-
-def _process_start(pid: int) -> int | None:
-    """The start time of a process in clock ticks since boot (Linux), None when unknown."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    # The command name (field 2) may hold spaces and parentheses: split after its last ")".
-    return int(stat.rsplit(")", 1)[1].split()[19])
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:  # EPERM: it exists and belongs to someone else
-        return True
-    return True
-
-
 def owner_record() -> dict[str, Any]:
     """What the owner marker of this process says."""
-    return {"tool": TOOL, "pid": os.getpid(), "host": socket.gethostname(), "boot_id": _boot_id(),
-            "start": _process_start(os.getpid()),
+    return {"tool": TOOL, "pid": os.getpid(), "host": socket.gethostname(), "boot_id": boot_id(),
+            "start": process_start(os.getpid()),
             "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")}
 
 
@@ -245,13 +214,11 @@ def owner_is_gone(folder: Path) -> bool:
     pid = info.get("pid")
     if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
         return False
-    boot = _boot_id()
+    boot = boot_id()
     if boot is not None and info.get("boot_id") not in (None, boot):
         return True  # written before this machine last booted
-    if not _pid_alive(pid):
-        return True
     start = info.get("start")
-    return isinstance(start, int) and _process_start(pid) not in (None, start)  # pid reused
+    return process_gone(pid, start if isinstance(start, int) and not isinstance(start, bool) else None)
 
 
 def _prefixes(out: Path) -> tuple[str, str]:
@@ -347,21 +314,12 @@ def write_manifest(folder: Path, manifest: dict[str, Any], *, kind: str = "resul
     """Write ``manifest.json`` last: the given entries, ``kind`` and the ``files`` inventory."""
     full = dict(manifest)
     if full.get("wefe_same") is None:
-        full["wefe_same"] = _version()
+        full["wefe_same"] = package_version("wefe_same") or "unknown"  # "unknown": a source tree
     full["kind"] = kind
     full["files"] = inventory(folder)
     (folder / MANIFEST).write_text(json.dumps(full, indent=2, sort_keys=True, default=str) + "\n",
                                    encoding="utf-8")
     return full
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("wefe_same")
-    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
-        return "unknown"
 
 
 @contextlib.contextmanager

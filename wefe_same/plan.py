@@ -13,8 +13,6 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from importlib import metadata
-from pathlib import Path
 from typing import Any, Literal
 
 from .errors import MetricError, QueryError
@@ -24,6 +22,7 @@ from .models.options import LoadOptions
 from .models.sources import ModelSource
 from .query import Query, QueriesLike, QuerySet, load_queries
 from .validation import as_list, check_bool, check_choice, check_int, check_number
+from .versions import code_digest, package_version
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 NanPolicy = Literal["skip", "propagate"]
@@ -79,7 +78,8 @@ def describe_overlap(query: Query) -> list[str]:
     out = []
     for i, a in enumerate(query.targets):
         for b in query.targets[i + 1:]:
-            shared = [w for w in a.words if w in set(b.words)]
+            in_b = set(b.words)
+            shared = [w for w in a.words if w in in_b]
             if shared:
                 out.append(f"target sets {a.name!r} and {b.name!r} share {len(shared)} word"
                            f"{'s' if len(shared) > 1 else ''}: {', '.join(shared)}")
@@ -106,19 +106,11 @@ class ModelTask:
 
 def make_tasks(models: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions) -> list[ModelTask]:
     """Resolve every spec once (cheap: no model file is opened) to check it and name it."""
-    sources = resolve_models(models, options)
-    return [ModelTask(s.name, getattr(s, "spec", None) if isinstance(getattr(s, "spec", None), str) else s, options)
-            for s in sources]
-
-
-def _code_digest() -> str:
-    root = Path(__file__).parent
-    digest = hashlib.sha256()
-    for part in SCORING_CODE:
-        for path in sorted((root / part).rglob("*.py")) if (root / part).is_dir() else [root / part]:
-            if path.is_file():
-                digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    tasks = []
+    for source in resolve_models(models, options):
+        spec = getattr(source, "spec", None)  # the string a worker resolves again, if any
+        tasks.append(ModelTask(source.name, spec if isinstance(spec, str) else source, options))
+    return tasks
 
 
 @dataclass(frozen=True)
@@ -177,8 +169,8 @@ class RunPlan:
     def scoring_key(self) -> str:
         """sha256 of everything that changes a model's scores, the model itself aside."""
         body = {
-            "version": _version("wefe_same"),
-            "code": _code_digest(),
+            "version": package_version("wefe_same"),
+            "code": code_digest(*SCORING_CODE),
             "queries": [[qs.name, [(q.id, [(s.name, list(s.words), getattr(s, "aligned", False))
                                            for s in (*q.targets, *q.attributes)]) for q in qs.queries]]
                         for qs in self.query_sets],
@@ -186,15 +178,9 @@ class RunPlan:
             "options": {k: {o: repr(v) for o, v in sorted(opts.items())} for k, opts in self.metric_options.items()},
             "seed": self.seed, "missing_threshold": self.missing_threshold,
             "bootstrap_words": self.bootstrap_words, "halves": self.halves,
+            "shared_words": self.shared_words,
         }
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 def make_plan(

