@@ -150,6 +150,22 @@ def test_bare_gz_paths_guess_the_format_from_the_name_before_gz(files, tmp_path)
         assert resolve_model(str(target)).describe()["kind"] == kind
 
 
+def test_the_format_is_sniffed_once_and_each_lookup_is_one_pass(files, tmp_path):
+    """The first read sniffs the format (text or binary, header or not) from the file's
+    first bytes in one open, then streams it; later reads only stream it."""
+    bare = tmp_path / "bare" / "model.gz"
+    bare.parent.mkdir()
+    gz(files["g.txt"], bare)
+    for path in (files["m.txt"], files["g.txt"], files["m.txt.gz"], files["g.txt.gz"], files["m.bin.gz"], bare):
+        source = resolve_model(str(path))
+        with opened_files() as first:
+            found = source.lookup(WORDS)
+        with opened_files() as second:
+            again = source.lookup(WORDS)
+        assert found and same_lookups(found, again)
+        assert (first.count(str(path)), second.count(str(path))) == (2, 1), (path, first, second)
+
+
 # ----------------------------------------------------------------------------- word2vec binary
 
 

@@ -146,6 +146,11 @@ def casings(sets: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
     return list(out)
 
 
+def _lists_sha256(lists: dict[str, Any]) -> str:
+    """SHA-256 of a variant's word lists as JSON: part of its cache key and manifest entry."""
+    return hashlib.sha256(json.dumps(lists, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
 def _base_identity(base: object) -> dict[str, Any] | None:
     """``base.identity()``, or None when the base has none (a variant is cached only if its base is)."""
     method = getattr(base, "identity", None)
@@ -235,8 +240,8 @@ class HardDebiasedSource:
     def lists_sha256(self) -> str:
         """SHA-256 of the word lists (definitional pairs and equalise candidates in order,
         gender-specific words sorted)."""
-        lists = {"definitional": self.definitional, "equalize": self.candidates, "specific": sorted(self.specific)}
-        return hashlib.sha256(json.dumps(lists, ensure_ascii=False).encode("utf-8")).hexdigest()
+        return _lists_sha256({"definitional": self.definitional, "equalize": self.candidates,
+                              "specific": sorted(self.specific)})
 
     def describe(self) -> dict[str, str]:
         return {
@@ -326,8 +331,8 @@ class MulticlassHardDebiasedSource:
     @cached_property
     def lists_sha256(self) -> str:
         """SHA-256 of the word lists (defining and equality sets in order, specific words sorted)."""
-        lists = {"defining": self.defining, "equalize": self.equalize_sets, "specific": sorted(self.specific)}
-        return hashlib.sha256(json.dumps(lists, ensure_ascii=False).encode("utf-8")).hexdigest()
+        return _lists_sha256({"defining": self.defining, "equalize": self.equalize_sets,
+                              "specific": sorted(self.specific)})
 
     @cached_property
     def subspace(self) -> np.ndarray:

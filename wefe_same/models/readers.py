@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import ModelError, WefeSameWarning
 from ..validation import check_bool, check_choice
 from .options import LoadOptions, UnicodeErrors
-from .sources import ArraySource, LazySource, StatusLookup, file_description, file_identity
+from .sources import ArraySource, LazySource, StatusLookup, file_description, file_identity, lookup_with_status
 
 # ----------------------------------------------------------------------------- messages
 NO_SUCH_FILE = "model {name!r}: no such file {path}"
@@ -184,8 +184,9 @@ def _check_dim(path: Path, dim: int) -> int:
     return dim
 
 
-def sniff_format(path: Path) -> FileKind:
-    """What a (possibly gzip) embedding file holds, from its first bytes.
+def sniff_format(path: Path) -> tuple[FileKind, bool]:
+    """What a (possibly gzip) embedding file holds, from its first bytes, and whether its
+    first line is a ``V d`` header (word2vec text, not GloVe), in one read.
 
     "fasttext-bin" when it starts with fastText's magic number; "binary" when a
     ``V d`` header is followed by a word and raw float32 bytes; otherwise "text". An
@@ -195,7 +196,7 @@ def sniff_format(path: Path) -> FileKind:
     with open_stream(path) as fh:
         head = fh.read(4)
         if len(head) == 4 and struct.unpack("<i", head)[0] == FASTTEXT_MAGIC:
-            return "fasttext-bin"
+            return "fasttext-bin", False
         newline = head.find(b"\n")
         if newline >= 0:  # a first line shorter than 4 bytes
             first, rest = head[:newline + 1], head[newline + 1:]
@@ -205,13 +206,13 @@ def sniff_format(path: Path) -> FileKind:
             raise ModelError(NO_VECTORS.format(path=path, why="the file is empty"))
         header = _header(first)
         if header is None:
-            return "text"
+            return "text", False
         sample = rest + fh.read(MAX_WORD_BYTES + 64)
     if not sample.strip():
         raise ModelError(NO_VECTORS.format(path=path, why="a header line and nothing else"))
     space = sample.find(b" ")
     after = sample[space + 1: space + 1 + min(64, 4 * max(header[1], 1))] if space >= 0 else b""
-    return "text" if all(b in _TEXT_NUMBER_BYTES for b in after) else "binary"
+    return ("text" if all(b in _TEXT_NUMBER_BYTES for b in after) else "binary"), True
 
 
 def sniff_text_header(path: Path) -> bool:
@@ -683,7 +684,7 @@ class VectorsFileSource:
     def _get(self) -> Any:
         """The reader the file's first bytes call for, made once."""
         if self._reader is None:
-            kind = sniff_format(self.path)
+            kind, has_header = sniff_format(self.path)
             if kind == "fasttext-bin":
                 self._reader = FastTextBinSource(self.name, self.path, subwords=self.subwords,
                                                  unicode_errors=self.unicode_errors)
@@ -693,7 +694,7 @@ class VectorsFileSource:
             else:
                 label = self.label
                 if label == "text":
-                    label = "word2vec" if sniff_text_header(self.path) else "glove"
+                    label = "word2vec" if has_header else "glove"
                 self._reader = TextVectorsSource(self.name, self.path, kind=label,
                                                  unicode_errors=self.unicode_errors, key_prefix=self.key_prefix)
         return self._reader
@@ -703,10 +704,7 @@ class VectorsFileSource:
 
     def lookup_with_status(self, words: Collection[str]) -> StatusLookup:
         """(vectors, words built from subwords): the latter only for a fastText ``.bin``."""
-        reader = self._get()
-        if isinstance(reader, FastTextBinSource):
-            return reader.lookup_with_status(words)
-        return reader.lookup(words), frozenset()
+        return lookup_with_status(self._get(), words)
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
         """The file's first ``limit`` words and their float32 vectors (see the readers)."""

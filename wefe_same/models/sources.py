@@ -244,6 +244,16 @@ def lookup_with_status(source: object, words: Collection[str]) -> StatusLookup:
     return source.lookup(words), frozenset()  # type: ignore[attr-defined]
 
 
+def package_dir(module: str) -> Path | None:
+    """Where an installed package lives, found without importing it (None: not installed)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def file_description(kind: str, *paths: Path) -> dict[str, str]:
     """Path, size and modification time: cheap provenance without hashing gigabytes."""
     out = {"kind": kind}
