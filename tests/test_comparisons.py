@@ -10,10 +10,12 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from wefe_same.analysis import bootstrap, correlations, spearman_draws, summarize_draws
+from wefe_same import rank
+from wefe_same.analysis import bootstrap, correlations, spearman_draws, subquery_draws, summarize_draws
 from wefe_same.columns import EXTERNAL_PREFIX, ExternalError, load_external, rank_external
 from wefe_same.errors import WefeSameError, WefeSameWarning
 from wefe_same.metrics.registry import METRICS
+from wefe_same.ranking import aggregate
 from wefe_same.sensitivity import aggregation_sensitivity, normalized_aggregates
 
 MODELS = ["glove", "w2v", "fasttext", "lexvec", "conceptnet"]
@@ -175,6 +177,28 @@ def test_subquery_bootstrap_uses_the_same_summary():
     assert pairs == {("WEAT", "ECT"), ("WEAT", "quality"), ("ECT", "quality")}
 
 
+@pytest.mark.parametrize("nan_policy", ["skip", "propagate"])
+def test_subquery_draws_weight_like_the_point_aggregate(nan_policy):
+    """Equal subqueries inside each set: every draw is the point estimate of ranking.aggregate."""
+    rng = np.random.default_rng(3)
+    per_set = rng.normal(size=(5, 2))
+    per_set[1, 1] = np.nan  # w2v has no defined score in set r
+    columns = ["q:a", "q:b", "r:c", "r:d"]
+    frame = pd.DataFrame(per_set[:, [0, 0, 1, 1]], index=MODELS, columns=columns)
+    scores = {s.name: frame * (1 if s.name == "WEAT" else -1) for s in SPECS}
+    column_sets = {s.name: {"q:a": "q", "q:b": "q", "r:c": "r", "r:d": "r"} for s in SPECS}
+    weights = {s.name: {"q": 2, "r": 1} for s in SPECS}
+    draws = subquery_draws(scores, SPECS, column_sets, weights, MODELS[::-1], draws=7, random_state=0,
+                           nan_policy=nan_policy)
+    expected = np.column_stack([
+        aggregate(scores[s.name], s, column_sets[s.name], weights[s.name], nan_policy=nan_policy)["overall"]
+        .reindex(MODELS[::-1]).to_numpy() for s in SPECS])
+    assert draws.shape == (7, 5, 2)
+    for b in range(7):
+        np.testing.assert_allclose(draws[b], expected, rtol=1e-12, equal_nan=True)
+    assert np.isnan(expected[3, 0]) == (nan_policy == "propagate")  # w2v, reversed order
+
+
 # ---------------------------------------------------------------- aggregation sensitivity
 
 # w is best on two metrics and far worst on the third; x is second on two and best on one.
@@ -226,3 +250,24 @@ def test_aggregation_sensitivity_keeps_nan_visible():
     with pytest.raises(WefeSameError, match="has no column for metric 'MAC'"):
         aggregation_sensitivity(SENS_AGG, SENS_RANKS, [METRICS["MAC"]])
     assert EXTERNAL_PREFIX == "external:"
+
+
+def test_rank_joins_an_external_file_ranks_it_and_correlates_it_like_scipy(tmp_path, toy_sources, toy_query):
+    """Through rank(): lower external value = rank 1 unless higher_is_better; the
+    correlation with each metric is scipy's Spearman on the two rank columns."""
+    names = [s.name for s in toy_sources]
+    path = tmp_path / "downstream.csv"
+    pd.DataFrame({"model": names, "tpr_gap": [0.3, 0.1, 0.4, 0.2], "accuracy": [0.9, 0.7, 0.8, 0.6]}).to_csv(
+        path, index=False)
+    before = path.read_bytes()
+    result = rank(toy_sources, [toy_query], metrics=["WEAT", "SAME"], permutations=0, cache=False,
+                  external=str(path), higher_is_better=["accuracy"])
+    assert path.read_bytes() == before
+    assert result.rankings["external:tpr_gap"].tolist() == [3, 1, 4, 2]
+    assert result.rankings["external:accuracy"].tolist() == [1, 3, 2, 4]
+    assert result.aggregates["external:tpr_gap"].tolist() == [0.3, 0.1, 0.4, 0.2]
+    for metric in ("WEAT", "SAME"):
+        expected = stats.spearmanr(result.rankings[metric].astype(float),
+                                   result.rankings["external:tpr_gap"].astype(float)).statistic
+        assert result.correlations.at[metric, "external:tpr_gap"] == pytest.approx(expected, abs=1e-12)
+    assert {"external:tpr_gap", "external:accuracy"} <= set(result.set_apart)

@@ -13,8 +13,8 @@ from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
 from wefe_same.query import load_queries, load_query_file
 from wefe_same.resampling import (
-    NEUTRAL_ROLE_BY_METRIC, aligned_groups, bootstrap_draws, close_tuples, coverage, half_size, halves_draws,
-    neutral_role, restrict,
+    NEUTRAL_ROLE_BY_METRIC, aligned_groups, bootstrap_draws, close_tuples, half_size, halves_draws,
+    neutral_role,
 )
 
 MEN = WordSet("men", ["he", "him", "man", "boy", "father", "son"], aligned=True)
@@ -59,8 +59,9 @@ def test_bootstrap_is_seeded_and_independent_of_other_queries():
         for s in (MEN, JOBS):
             assert a[k][None][s] == b[k][None][s] == c[k][None][s]
     assert any(a[k][None][JOBS] != d[k][None][JOBS] for k in range(5))
-    np.testing.assert_array_equal(a.position_matrix(MEN), a.position_matrix(WOMEN))
-    assert a.position_matrix(JOBS).shape == (5, len(JOBS))
+    for k in range(5):
+        np.testing.assert_array_equal(a.positions(MEN, k), a.positions(WOMEN, k))
+        assert a.positions(JOBS, k).shape == (len(JOBS),)
 
 
 def test_aligned_groups_need_every_target_aligned_and_equal_lengths():
@@ -188,34 +189,13 @@ def test_word_bootstrap_intervals_contain_the_estimate_and_shrink_as_sets_grow()
 
 # ---------------------------------------------------------------- shared words
 
-def test_restrict_drops_words_and_aligned_tuples_whole():
-    shared = set(QUERY.words) - {"girl", "pilot"}
-    r = restrict(QUERY, shared.__contains__)
-    assert r.reason is None and r.query.id == QUERY.id and r.query.name == "toy"
-    assert r.query.targets[0].words == ("he", "him", "man", "father", "son")  # "boy" goes with "girl"
-    assert r.query.targets[1].words == ("she", "her", "woman", "mother", "daughter")
-    assert r.query.targets[0].aligned and r.query.attributes[0].words == tuple(w for w in JOBS.words if w != "pilot")
-    assert r.query.attributes[1] is ARTS
-    assert dict(r.dropped) == {"men": ("boy",), "women": ("girl",), "jobs": ("pilot",)}
-    assert coverage(QUERY, r) == pytest.approx({"men": 5 / 6, "women": 5 / 6, "jobs": 6 / 7, "arts": 1.0})
-    # same scores as the query written without those words (SAME on the restricted query)
-    by_hand = Query([WordSet("men", ["he", "him", "man", "father", "son"], aligned=True),
-                     WordSet("women", ["she", "her", "woman", "mother", "daughter"], aligned=True)],
-                    [WordSet("jobs", [w for w in JOBS.words if w != "pilot"]), ARTS], name="toy")
-    assert r.query == by_hand
-
-
-def test_restrict_with_run_groups_and_empty_sets():
+def test_close_tuples_drops_a_tuple_of_the_run_group_whole():
     c = WordSet("c", ["c1", "c2", "c3", "c4", "c5", "c6"], aligned=True)
     other = Query([WOMEN, c], [JOBS])
     groups = aligned_groups([QUERY, other])
-    r = restrict(QUERY, lambda w: w != "c2", groups=groups)  # c2 is tuple 1 of the group
-    assert r.query.targets[0].words == ("he", "man", "boy", "father", "son")
-    # the same rule for vectors: a word goes with its tuple
+    # c2 is tuple 1 of the group men-women-c: "him" and "her" go with it
     vocab = set(QUERY.words) | set(c.words)
     assert close_tuples(vocab - {"c2"}, groups) == frozenset(vocab - {"c2", "him", "her"})
-    gone = restrict(QUERY, lambda w: w not in ARTS.words)
-    assert gone.query is None and gone.reason == "no word of set 'arts' is kept"
 
 
 # ---------------------------------------------------------------- aligned sets in WordSet and files

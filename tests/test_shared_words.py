@@ -1,8 +1,6 @@
 """Shared words: every model scored on the words all models have (issue: fair comparisons)."""
 
 import numpy as np
-import pandas as pd
-import pytest
 
 from wefe_same import Query, WordSet, rank
 from wefe_same.models import ArraySource

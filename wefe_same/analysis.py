@@ -14,7 +14,7 @@ from scipy import stats
 
 from .errors import MetricError, bad_parameter
 from .metrics.registry import MetricSpec
-from .ranking import NanPolicy, Ties, to_bias_scale
+from .ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
 from .stats import percentile_interval, stratified_bootstrap
 
 Method = Literal["spearman", "kendall"]
@@ -239,13 +239,7 @@ def subquery_draws(
         per_set = np.stack([_mean(matrix[:, idx], nan_policy) for idx in stratified_bootstrap(cols, draws, rng)],
                            axis=-1)  # (models, draws, sets)
         w = np.array([weights[spec.name][qs] for qs in sets], dtype=float)
-        defined = ~np.isnan(per_set)
-        if nan_policy == "skip":
-            with np.errstate(all="ignore"):
-                agg = (np.where(defined, per_set, 0) * w).sum(-1) / (defined * w).sum(-1)
-        else:
-            agg = (per_set * w).sum(-1) / w.sum()
-        overall[:, :, k] = agg.T
+        overall[:, :, k] = weighted_overall(per_set, w, nan_policy).T
     return overall
 
 
@@ -263,8 +257,8 @@ def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
     -------
     DataFrame (model, metric, halves, mean_abs_change, relative)
         ``halves``: the halves with a defined score; ``relative`` = mean_abs_change / |b(W)|
-        (NaN when b(W) is 0 or NaN). Seed 000 further averages over models and divides
-        by the width of each score's range: see :func:`robustness_by_metric`.
+        (NaN when b(W) is 0 or NaN). Seed 000's Table 6 further averages over models and
+        divides by the width of each score's range; this table keeps every model.
 
     >>> point = pd.DataFrame({"SAME": [0.2, 0.4]}, index=["a", "b"])
     >>> robustness_table(point, np.array([[[0.1], [0.4]], [[0.3], [0.5]]]))
@@ -289,25 +283,6 @@ def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
         [(m, c, int(defined[i, k]), mean[i, k], relative[i, k])
          for k, c in enumerate(metrics) for i, m in enumerate(models)],
         columns=["model", "metric", "halves", "mean_abs_change", "relative"])
-
-
-def robustness_by_metric(table: pd.DataFrame, ranges: Mapping[str, float] | None = None) -> pd.DataFrame:
-    """Seed 000 Table 6: per metric, the mean over models of mean_abs_change (and of
-    ``relative``); with ``ranges`` (metric → width of its score range) also divided by it,
-    as the paper does.
-
-    >>> t = pd.DataFrame({"model": ["a", "b"], "metric": "SAME", "halves": 2,
-    ...                   "mean_abs_change": [0.1, 0.3], "relative": [0.5, 1.0]})
-    >>> robustness_by_metric(t, {"SAME": 1.0})
-      metric  models  mean_abs_change  relative  normalized
-    0   SAME       2              0.2      0.75         0.2
-    """
-    out = table.groupby("metric", sort=False).agg(
-        models=("mean_abs_change", "count"), mean_abs_change=("mean_abs_change", "mean"),
-        relative=("relative", "mean")).reset_index()
-    if ranges is not None:
-        out["normalized"] = out["mean_abs_change"] / out["metric"].map(ranges).astype(float)
-    return out
 
 
 def _mean(resampled: np.ndarray, nan_policy: NanPolicy) -> np.ndarray:

@@ -23,12 +23,13 @@ import numbers
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
 
 from .errors import ExternalError, WefeSameWarning
+from .ranking import Ties, rank_values
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
@@ -36,7 +37,8 @@ EXTERNAL_PREFIX = "external:"
 QUALITY_PREFIX = "quality:"
 #: Cells read as "no value" (NaN); compared case-insensitively after stripping.
 MISSING_CELLS = frozenset({"", "na", "nan", "n/a", "null", "none"})
-TIES = ("min", "average", "max", "dense", "first")
+#: Tie rules of :func:`rank_external` (the run's, :data:`~wefe_same.ranking.Ties`).
+TIES: tuple[str, ...] = get_args(Ties)
 
 
 def _reserved_names() -> frozenset[str]:
@@ -224,8 +226,5 @@ def rank_external(frame: pd.DataFrame, higher_is_better: Iterable[str] = (), tie
     if unknown:
         raise ExternalError(f"higher_is_better names {unknown[0]!r}, which is not an external column; "
                             f"columns: {', '.join(map(str, frame.columns))}")
-    ranks = pd.DataFrame(
-        {c: frame[c].astype("float64").rank(method=ties, ascending=external_name(str(c)) not in higher,
-                                            na_option="keep")
-         for c in frame.columns}, index=frame.index)
-    return ranks if ties == "average" else ranks.astype("Int64")
+    return pd.DataFrame({c: rank_values(frame[c], ascending=external_name(str(c)) not in higher, ties=ties)
+                         for c in frame.columns}, index=frame.index)

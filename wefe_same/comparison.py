@@ -13,11 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .columns import QUALITY_PREFIX
+from .columns import QUALITY_PREFIX, rank_external
 from .plan import RunPlan
-from .ranking import Aggregation
+from .ranking import Aggregation, rank_values
 from .scoring import ModelScores, stream_seed
-
 
 
 @dataclass
@@ -41,17 +40,17 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tu
     scores = table.pivot(index="model", columns="benchmark", values="score").reindex(
         index=list(models), columns=list(dict.fromkeys(table["benchmark"])))
     scores.columns = [QUALITY_PREFIX + c for c in scores.columns]
-    ranks = scores.rank(ascending=False, method=ties, na_option="keep")
+    ranks = rank_values(scores, ascending=False, ties=ties)
     # Seed 002's WEB column: the models ranked by the sum of their per-benchmark ranks.
-    ranks["quality"] = ranks.sum(axis=1, min_count=len(ranks.columns)).rank(method=ties, na_option="keep")
-    return scores, ranks if ties == "average" else ranks.astype("Int64")
+    ranks["quality"] = rank_values(ranks.astype("float64").sum(axis=1, min_count=len(ranks.columns)), ties=ties)
+    return scores, ranks
 
 
 def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
             *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
             higher_is_better: Sequence[str] = ()) -> Analysis:
     """Correlations between every ranking column, with the optional columns and intervals."""
-    from .analysis import bootstrap, correlations, summarize_draws
+    from .analysis import bootstrap, correlations, robustness_table, summarize_draws
     from .sensitivity import aggregation_sensitivity
 
     models = list(agg.aggregates.index)
@@ -62,8 +61,6 @@ def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame],
         fixed_values.append(q_scores)
         fixed_ranks.append(q_ranks)
     if external is not None:
-        from .columns import rank_external
-
         values = external.reindex(models)
         fixed_values.append(values)
         fixed_ranks.append(rank_external(values, higher_is_better, plan.ties))
@@ -86,8 +83,6 @@ def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame],
         out.extra["word_bootstrap"] = ci.merge(ranks, on=["model", "metric"])
         out.extra["word_bootstrap_correlations"] = corr
     if plan.halves:
-        from .analysis import robustness_table
-
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out.extra["robustness"] = robustness_table(agg.aggregates, halves)
     if len(plan.specs) > 1:

@@ -67,24 +67,39 @@ def aggregate(
         index=scores.index,
     )
     w = np.array([weights[qs] for qs in sets], dtype=float)
-    values = per_set.to_numpy()
-    defined = ~np.isnan(values)
-    if skipna:
-        total = (np.where(defined, values, 0.0) * w).sum(axis=1)
-        norm = (defined * w).sum(axis=1)
-        overall = np.divide(total, norm, out=np.full(len(values), np.nan), where=norm > 0)
-    else:
-        overall = (values * w).sum(axis=1) / w.sum()
+    overall = weighted_overall(per_set.to_numpy(), w, nan_policy)
     per_set[OVERALL] = overall
     return per_set
+
+
+def rank_values(values: pd.Series | pd.DataFrame, *, ascending: bool = True,
+                ties: Ties = "min") -> pd.Series | pd.DataFrame:
+    """Ranks (per column) with an explicit tie rule; NaN stays NaN. Integer ranks (Int64)
+    unless ``ties="average"``: every ranking column of a run has this form.
+
+    >>> rank_values(pd.Series([0.3, np.nan, 0.1, 0.3])).tolist()
+    [2, <NA>, 1, 2]
+    """
+    ranks = values.astype("float64").rank(method=ties, ascending=ascending, na_option="keep")
+    return ranks if ties == "average" else ranks.astype("Int64")
+
+
+def weighted_overall(per_set: np.ndarray, weights: np.ndarray, nan_policy: NanPolicy = "skip") -> np.ndarray:
+    """Σ_s w_s a_s / Σ_s w_s over the last axis (query sets): with ``"skip"`` over the sets
+    whose a_s is defined (NaN when none is), with ``"propagate"`` NaN when any is NaN."""
+    if nan_policy == "propagate":
+        return (per_set * weights).sum(axis=-1) / weights.sum()
+    defined = ~np.isnan(per_set)
+    total = (np.where(defined, per_set, 0.0) * weights).sum(axis=-1)
+    norm = (defined * weights).sum(axis=-1)
+    return np.divide(total, norm, out=np.full(np.shape(total), np.nan), where=norm > 0)
 
 
 def rank_column(values: pd.Series, spec: MetricSpec, ties: Ties = "min") -> pd.Series:
     """1 = least biased; NaN stays NaN (shown, never ranked)."""
     if ties not in ("min", "average", "max", "dense", "first"):
         raise MetricError(bad_parameter("ties", "rank", "one of min, average, max, dense, first", ties))
-    ranks = values.rank(method=ties, ascending=spec.order != "descending", na_option="keep")
-    return ranks if ties == "average" else ranks.astype("Int64")
+    return rank_values(values, ascending=spec.order != "descending", ties=ties)
 
 
 def rank_table(aggregates: Mapping[str, pd.DataFrame], specs: Sequence[MetricSpec], column: str,

@@ -1,5 +1,6 @@
 """Resampling the words inside word sets: the word bootstrap, random halves of the neutral
-words (seed 000 §5.3.1) and the restriction of queries to words every model has.
+words (seed 000 §5.3.1) and aligned tuples kept whole when a run keeps only the words
+every model has (:func:`close_tuples`).
 
 Everything here is pure and model-free: a draw is a list of positions into a set's words,
 computed from ``(random_state, kind, set key, draw)`` alone. So every model of a run, in
@@ -27,7 +28,7 @@ True
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
@@ -138,18 +139,8 @@ def half_size(n: int) -> int:
 
 
 @lru_cache(maxsize=4096)
-def _positions(kind: Kind, n: int, random_state: int, key: int, draw: int) -> np.ndarray:
-    rng = np.random.default_rng(np.random.SeedSequence([random_state, _KIND_CODE[kind], key, draw]))
-    if kind == "bootstrap":
-        out = np.sort(rng.integers(0, n, size=n))
-    else:
-        out = np.sort(rng.choice(n, size=half_size(n), replace=False))
-    out.setflags(write=False)  # shared by the cache
-    return out
-
-
 def draw_positions(kind: Kind, n: int, random_state: int, key: int, draw: int) -> np.ndarray:
-    """Positions into a set of ``n`` words for one draw, sorted, read-only.
+    """Positions into a set of ``n`` words for one draw, sorted, read-only (cached).
 
     "bootstrap": ``n`` positions drawn with replacement (repeats kept); "halves":
     ⌈n/2⌉ distinct positions. Sets with the same ``key`` get the same positions.
@@ -159,7 +150,13 @@ def draw_positions(kind: Kind, n: int, random_state: int, key: int, draw: int) -
     >>> len(draw_positions("halves", 5, 0, 1, 0)), len(draw_positions("bootstrap", 5, 0, 1, 0))
     (3, 5)
     """
-    return _positions(kind, n, random_state, key, draw)
+    rng = np.random.default_rng(np.random.SeedSequence([random_state, _KIND_CODE[kind], key, draw]))
+    if kind == "bootstrap":
+        out = np.sort(rng.integers(0, n, size=n))
+    else:
+        out = np.sort(rng.choice(n, size=half_size(n), replace=False))
+    out.setflags(write=False)  # shared by the cache
+    return out
 
 
 class SetWords(Mapping[Any, tuple[str, ...]]):
@@ -235,10 +232,6 @@ class WordDraws(Sequence[dict[str | None, SetWords]]):
             key = set_key(word_set)
         return draw_positions(self.kind, len(word_set), self.random_state, key, draw)
 
-    def position_matrix(self, word_set: WordSet) -> np.ndarray:
-        """All draws at once: integer array (n_draws, size) of positions into the set."""
-        return np.stack([self.positions(word_set, b) for b in range(self.n_draws)])
-
     def __len__(self) -> int:
         return self.n_draws
 
@@ -253,10 +246,6 @@ class WordDraws(Sequence[dict[str | None, SetWords]]):
         return {metric: SetWords(self, b, sets) for metric, sets in self.resampled.items()}
 
 
-def _check_draws(draws: int, param: str, func: str) -> int:
-    return check_int(draws, param, func, minimum=0)
-
-
 def bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state: int) -> WordDraws:
     """The word bootstrap: every set of every query resampled with replacement inside
     itself (size kept), aligned groups as tuples; the same draws for every metric.
@@ -269,7 +258,7 @@ def bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state:
     random_state : int
         Seed; draw b of a set depends only on (random_state, the set's key, b).
     """
-    draws = _check_draws(draws, "draws", "bootstrap_draws")
+    draws = check_int(draws, "draws", "bootstrap_draws", minimum=0)
     check_int(random_state, "random_state", "bootstrap_draws", minimum=0)
     queries = _queries(items)
     keys = group_keys(queries)
@@ -293,7 +282,7 @@ def halves_draws(subqueries: Iterable[tuple[Any, Iterable[Query | Any]]], halves
         Number of halves H.
     random_state : int
     """
-    halves = _check_draws(halves, "halves", "halves_draws")
+    halves = check_int(halves, "halves", "halves_draws", minimum=0)
     check_int(random_state, "random_state", "halves_draws", minimum=0)
     per_metric: dict[str | None, frozenset[WordSet]] = {}
     queries: list[Query] = []
@@ -322,75 +311,10 @@ def half_draws(plan: Any, halves: int) -> WordDraws:
 
 # ---------------------------------------------------------------- shared words
 
-@dataclass(frozen=True)
-class Restriction:
-    """A query restricted to the words kept.
-
-    Attributes
-    ----------
-    query : Query or None
-        The query with the same set names (so the same ids) and only the kept words;
-        None when a set keeps no word (``reason`` says which).
-    dropped : mapping set name → tuple of str
-        The words each set lost (sets that lost none are absent).
-    reason : str or None
-    """
-
-    query: Query | None
-    dropped: Mapping[str, tuple[str, ...]]
-    reason: str | None
-
-
-def restrict(query: Query, keep: Callable[[str], bool], *,
-             groups: Iterable[Sequence[WordSet]] | None = None) -> Restriction:
-    """``query`` with only the words ``keep`` accepts; aligned tuples kept or dropped whole.
-
-    Parameters
-    ----------
-    query : Query
-    keep : callable str → bool
-        E.g. ``shared.__contains__`` for the words every model of a run has.
-    groups : aligned groups, optional
-        From :func:`aligned_groups` over the whole run, so that a set keeps the same words
-        in every query; default: the groups of ``query`` alone. Tuple i of a group is kept
-        only when every member's word i is kept.
-
-    >>> men = WordSet("men", ["he", "man"], aligned=True)
-    >>> women = WordSet("women", ["she", "woman"], aligned=True)
-    >>> r = restrict(Query([men, women], [WordSet("jobs", ["doctor", "nurse"])]), lambda w: w != "woman")
-    >>> [s.words for s in r.query.targets], dict(r.dropped)
-    ([('he',), ('she',)], {'men': ('man',), 'women': ('woman',)})
-    """
-    groups = aligned_groups([query]) if groups is None else groups
-    mask: dict[WordSet, np.ndarray] = {}
-    for group in groups:
-        kept = np.logical_and.reduce([np.fromiter(map(keep, s.words), bool, len(s)) for s in group])
-        mask.update({s: kept for s in group})
-    dropped: dict[str, tuple[str, ...]] = {}
-    new: dict[str, list[WordSet]] = {"targets": [], "attributes": []}
-    empty: list[str] = []
-    for role in ROLES:
-        for s in getattr(query, role):
-            kept = mask.get(s)
-            if kept is None:
-                kept = np.fromiter(map(keep, s.words), bool, len(s))
-            if not kept.all():
-                dropped[s.name] = tuple(w for w, k in zip(s.words, kept) if not k)
-            if not kept.any():
-                empty.append(s.name)
-                continue
-            new[role].append(s if kept.all() else WordSet(
-                s.name, [w for w, k in zip(s.words, kept) if k], s.source, aligned=s.aligned))
-    if empty:
-        reason = "no word of set " + ", ".join(repr(n) for n in empty) + " is kept"
-        return Restriction(None, dropped, reason)
-    return Restriction(Query(new["targets"], new["attributes"], name=query.name), dropped, None)
-
-
 def close_tuples(keep: Iterable[str], groups: Iterable[Sequence[WordSet]]) -> frozenset[str]:
     """``keep`` without the words of aligned tuples that lost a member.
 
-    For restricting vectors rather than queries: a word of tuple i of an aligned group
+    For a run restricted to the words every model has: a word of tuple i of an aligned group
     stays only when every member's word i is in ``keep`` (so "niece" goes when a model
     lacks "nephew"). Words outside every group are untouched.
 
@@ -407,14 +331,8 @@ def close_tuples(keep: Iterable[str], groups: Iterable[Sequence[WordSet]]) -> fr
     return frozenset(kept)
 
 
-def coverage(original: Query, restricted: Restriction) -> dict[str, float]:
-    """Share of each set's words kept, by set name (1.0 when nothing was dropped)."""
-    return {s.name: 1 - len(restricted.dropped.get(s.name, ())) / len(s)
-            for s in (*original.targets, *original.attributes)}
-
-
 __all__ = [
-    "ROLES", "NEUTRAL_ROLE_BY_METRIC", "Restriction", "SetWords", "WordDraws", "aligned_groups",
-    "bootstrap_draws", "close_tuples", "coverage", "draw_positions", "group_keys", "half_draws", "half_size",
-    "halves_draws", "neutral_role", "restrict", "set_key", "word_draws",
+    "ROLES", "NEUTRAL_ROLE_BY_METRIC", "SetWords", "WordDraws", "aligned_groups", "bootstrap_draws",
+    "close_tuples", "draw_positions", "group_keys", "half_draws", "half_size", "halves_draws",
+    "neutral_role", "set_key", "word_draws",
 ]

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 from .errors import MetricError, bad_parameter
+from .ranking import Ties, rank_values
 
 METHODS = ("mean", "borda", "median")
-TIES = ("min", "average", "max", "dense", "first")
+TIES: tuple[str, ...] = get_args(Ties)
 
 
 def _metric_columns(frame: pd.DataFrame, specs: Sequence[Any], what: str) -> list[str]:
@@ -65,11 +66,6 @@ def normalized_aggregates(aggregates: pd.DataFrame, specs: Sequence[Any]) -> pd.
         span = values.max() - values.min()
         out[name] = (values - values.min()) / span if span > 0 else values * 0.0
     return pd.DataFrame(out, index=aggregates.index)
-
-
-def _rank(scores: pd.Series, ties: str) -> pd.Series:
-    ranks = scores.rank(method=ties, ascending=True, na_option="keep")
-    return ranks if ties == "average" else ranks.astype("Int64")
 
 
 def aggregation_sensitivity(
@@ -107,20 +103,20 @@ def aggregation_sensitivity(
     if not used:
         raise MetricError("aggregation sensitivity needs at least one metric that ranks a model")
     names = [s.name for s in used]
-    rank_values = rankings[names].astype("float64")
+    run_ranks = rankings[names].astype("float64")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # a model no metric ranks: NaN
         scores = {
             "mean": normalized_aggregates(aggregates, used).mean(axis=1, skipna=True),
-            "borda": rank_values.sum(axis=1, min_count=len(names)),
-            "median": rank_values.median(axis=1, skipna=True),
+            "borda": run_ranks.sum(axis=1, min_count=len(names)),
+            "median": run_ranks.median(axis=1, skipna=True),
         }
-    ranks = {m: _rank(scores[m], ties) for m in METHODS}
+    ranks = {m: rank_values(scores[m], ties=ties) for m in METHODS}
     table = pd.DataFrame({"model": list(aggregates.index)})
     for m in METHODS:
         table[f"{m}_score"] = scores[m].to_numpy()
         table[f"{m}_rank"] = ranks[m].to_numpy()
-    table["metrics_used"] = rank_values.notna().sum(axis=1).to_numpy()
+    table["metrics_used"] = run_ranks.notna().sum(axis=1).to_numpy()
     stacked = np.column_stack([ranks[m].astype("float64").to_numpy() for m in METHODS])
     table["changes"] = [bool(np.nanmax(r) != np.nanmin(r)) if np.isfinite(r).any() else False
                         for r in stacked]
