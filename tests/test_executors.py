@@ -304,3 +304,37 @@ def test_progress_bar_counts_models(tmp_path, model_files, plan, capsys):
     score_models(plan, tasks_of(model_files), cache=cache, progress=False)
     err = capsys.readouterr().err
     assert err.count("scoring:   0%|") == 1 and "| 3/3 [" in err  # one bar (progress=False draws none)
+
+
+def test_new_scoring_options_reuse_the_cached_vectors(tmp_path, model_files, plan):
+    cache = ModelCache(tmp_path / "cache")
+    score_models(plan, tasks_of(model_files), cache=cache)
+    other = make_plan(QUERY, seed=4, permutations=50)  # another seed: new scores, same vectors
+    with opens(model_files) as opened:
+        again, statuses = score_models(other, tasks_of(model_files), cache=cache)
+    assert opened == [] and statuses == dict.fromkeys(NAMES, "miss")
+    assert len(cache_entries(cache.root, "vectors")) == 3 and len(cache_entries(cache.root, "scores")) == 6
+    expected, _ = score_models(other, tasks_of(model_files))
+    assert tables(again) == tables(expected)
+
+
+class Drifting(ArraySource):
+    """A model whose identity changes each time it is asked (a file rewritten while read)."""
+
+    calls = 0
+
+    def identity(self):
+        Drifting.calls += 1
+        return {"kind": "drifting", "call": Drifting.calls}
+
+
+@pytest.mark.parametrize("shared_words", [False, True])
+def test_model_changed_while_read_is_not_cached(tmp_path, shared_words):
+    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=shared_words)
+    source = Drifting("drift", GENDER_WORDS, np.random.default_rng(1).normal(size=(len(GENDER_WORDS), 4)))
+    cache = ModelCache(tmp_path / "cache")
+    with pytest.warns(WefeSameWarning, match=r"^model 'drift' changed while it was read .* not written$"):
+        scored, _ = score_models(plan, [ModelTask("drift", source, LoadOptions())], cache=cache)
+    assert cache.entries() == []
+    expected, _ = score_models(plan, [ModelTask("drift", source, LoadOptions())])
+    assert tables(scored) == tables(expected)

@@ -90,9 +90,9 @@ def test_same_inputs_give_identical_figure_bytes(result, saved, tmp_path):
         files, _ = report.render(jobs[stem], ("png", "pdf", "svg"))
         for fmt, data in files.items():
             assert (saved / "figures" / f"{stem}.{fmt}").read_bytes() == data, (stem, fmt)
-    again = report.write_csv_tables(result, tmp_path) or tmp_path
+    report.write_csv_tables(result, tmp_path)
     for name in ("rankings.csv", "aggregates.csv", "details.csv", "word_bias.csv"):
-        assert (again / name).read_bytes() == (saved / name).read_bytes(), name
+        assert (tmp_path / name).read_bytes() == (saved / name).read_bytes(), name
 
 
 # -- missing values are shown as missing, never as a good place (issue 7) ----------------
@@ -145,3 +145,17 @@ def test_robustness_heatmap_models_by_metrics():
     with pytest.raises(ValueError):  # a duplicate (model, metric) is never averaged away
         plots.robustness(pd.concat([table, table.iloc[:1]]))
     plt.close("all")
+
+
+def test_robustness_and_stability_figures_note_models_without_values():
+    from wefe_same import report
+
+    table = pd.DataFrame({"model": ["a", "b", "a", "b", "c"], "metric": ["SAME", "SAME", "WEAT", "WEAT", "SAME"],
+                          "mean_abs_change": [0.1, np.nan, 0.2, None, np.nan]}).astype({"mean_abs_change": object})
+    fig, notes = report.draw_robustness(table)
+    assert fig is not None and notes == [("b", "no values", "shown as missing"), ("c", "no values", "shown as missing")]
+    stability = pd.DataFrame({"model": ["a", "a", "b", "b"], "metric": ["SAME", "WEAT"] * 2,
+                              "rank": pd.array([1, 2, pd.NA, pd.NA], dtype="Int64"),
+                              "rank_ci_low": [1.0, 1.0, np.nan, np.nan], "rank_ci_high": [2.0, 2.0, np.nan, np.nan]})
+    fig, notes = report.draw_stability(stability, 2)
+    assert fig is not None and notes == [("b", "no ranks", "shown as missing")]

@@ -34,14 +34,13 @@ import pandas as pd
 from . import plots, tables
 from .errors import WefeSameWarning
 from .outdir import write_folder
-from .result import FIGURE_FORMATS, QUALITY_PREFIX, RankResult
+from .result import FIGURE_FORMATS, RankResult
 from .validation import as_list, check_choice, check_int
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["FIGURE_FORMATS", "QUALITY_PREFIX", "RankResult", "check_formats", "figure_jobs",
-           "render", "write_results"]
+__all__ = ["check_formats", "figure_jobs", "render", "write_results"]
 
 #: Which per-word scores the "most biased words" figures show, in order of preference.
 WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
@@ -155,6 +154,12 @@ def _empty_rows(frame: pd.DataFrame) -> list[str]:
     return [str(m) for m in frame.index[plots.as_floats(frame).isna().all(axis=1)]]
 
 
+def _models_without_values(values: pd.Series, models: pd.Series) -> list[str]:
+    """The models (in order of appearance) of a long table whose every value is missing."""
+    missing = pd.to_numeric(values, errors="coerce").isna().groupby(models, sort=False).all()
+    return [str(m) for m in missing.index[missing.to_numpy()]]
+
+
 def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> tuple[Figure | None, list[Note]]:
     if correlations.empty:
         return None, [(None, "no ranking columns to correlate", "left out")]
@@ -196,16 +201,16 @@ def draw_words(rows: pd.DataFrame, model: str, metric: str, component: str) -> t
 def draw_stability(stability: pd.DataFrame, n_metrics: int) -> tuple[Figure | None, list[Note]]:
     fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
     plots.rank_stability(stability, ax=fig.subplots())
-    ranks = pd.to_numeric(stability["rank"], errors="coerce").groupby(stability["model"], sort=False)
-    return fig, [(str(m), "no ranks", "shown as missing") for m, r in ranks if r.isna().all()]
+    return fig, [(m, "no ranks", "shown as missing")
+                 for m in _models_without_values(stability["rank"], stability["model"])]
 
 
 def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     n_models, n_metrics = table["model"].nunique(), table["metric"].nunique()
     fig = _figure((2.5 + 0.7 * n_metrics, 1.5 + 0.45 * n_models))
     plots.robustness(table, ax=fig.subplots())
-    values = pd.to_numeric(table["mean_abs_change"], errors="coerce").groupby(table["model"], sort=False)
-    return fig, [(str(m), "no values", "shown as missing") for m, v in values if v.isna().all()]
+    return fig, [(m, "no values", "shown as missing")
+                 for m in _models_without_values(table["mean_abs_change"], table["model"])]
 
 
 def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
