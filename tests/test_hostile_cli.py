@@ -159,9 +159,15 @@ def test_lenient_decoding_reports_the_decoded_word(work, capsys):
     assert "line 13: b'caf\\xe9' decoded as 'caf\\ufffd'" in err
 
 
+# `python -m wefe_same.cli ARGS` as from a terminal: Ctrl-C handled even when this suite was
+# started with SIGINT ignored (``cmd &`` in a script), which a child would otherwise inherit.
+_AS_FROM_A_TERMINAL = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                       "sys.argv[0] = 'wefe-same'; runpy.run_module('wefe_same.cli', run_name='__main__')")
+
+
 def _start(args, cwd):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    return subprocess.Popen([sys.executable, "-m", "wefe_same.cli", *args], cwd=cwd, env=env,
+    return subprocess.Popen([sys.executable, "-c", _AS_FROM_A_TERMINAL, *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
@@ -215,3 +221,15 @@ def test_output_piped_into_a_reader_that_leaves_is_not_a_traceback(monkeypatch, 
         code = main(["models"])
     assert code == 141
     assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_cli_module_imports_no_heavy_library_so_an_early_ctrl_c_is_handled():
+    """``wefe-same`` is in main()'s try (one line, exit 130 on Ctrl-C) within milliseconds:
+    numpy, pandas and scipy load inside the command, not when the module is imported."""
+    code = "import sys, wefe_same.cli; print(sorted({'numpy', 'pandas', 'scipy'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+    # The package's names are still there on first use.
+    code = "import wefe_same; print(wefe_same.rank.__module__, wefe_same.WordSet.__name__, 'api' in dir(wefe_same))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["wefe_same.api", "WordSet", "True"]

@@ -27,6 +27,7 @@ import pytest
 
 from wefe_same import outdir, plots, report
 from wefe_same.errors import OutputError, WefeSameWarning
+from wefe_same.interrupts import signals_deferred
 from wefe_same.outdir import MANIFEST, OWNER, check_output, clean_stale, write_folder
 from wefe_same.result import RankResult
 from wefe_same.validation import InvalidParameterError
@@ -279,7 +280,7 @@ def test_a_figure_that_fails_is_a_warning_not_a_lost_run(result, tmp_path, monke
 def test_signals_wait_until_the_swap_is_done():
     reached = False
     with pytest.raises(KeyboardInterrupt):
-        with outdir._signals_blocked():
+        with signals_deferred():
             os.kill(os.getpid(), signal.SIGINT)
             time.sleep(0.05)
             reached = True

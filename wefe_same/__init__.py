@@ -3,16 +3,31 @@
 >>> from wefe_same import WordSet, Query, load_queries, rank
 """
 
-from .api import rank
-from .properties import audit
-from .errors import MetricError, ModelError, QueryError, WefeSameError
-from .metrics import METRICS, MetricResult, MetricSpec
-from .query import AtLeast, Query, QuerySet, Template, WordSet, load_queries
-from .result import RankResult
+from importlib import import_module
+from importlib.util import find_spec
 
-__all__ = [
-    "METRICS", "AtLeast", "MetricError", "MetricResult", "MetricSpec", "ModelError", "Query",
-    "QueryError", "QuerySet", "RankResult", "Template", "WefeSameError", "WordSet",
-    "audit", "load_queries", "rank",
-]
+# Names load on first use (PEP 562), so that ``wefe-same`` handles Ctrl-C from its first
+# instant: importing numpy/pandas/scipy up front took ~0.9 s during which Ctrl-C printed a traceback.
+_EXPORTS = {
+    "rank": ".api", "audit": ".properties", "RankResult": ".result",
+    "MetricError": ".errors", "ModelError": ".errors", "QueryError": ".errors", "WefeSameError": ".errors",
+    "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics",
+    "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",
+    "WordSet": ".query", "load_queries": ".query",
+}
+__all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        if find_spec(f"{__name__}.{name}") is None:  # ``wefe_same.plots`` etc. still work unimported
+            raise AttributeError(f"module 'wefe_same' has no attribute {name!r}")
+        return import_module(f".{name}", __name__)
+    value = getattr(import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])

@@ -27,16 +27,15 @@ import json
 import os
 import secrets
 import shutil
-import signal
 import socket
 import sys
 import tempfile
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from .errors import OutputError
+from .interrupts import signals_deferred
 from .processes import boot_id, process_gone, process_start
 from .versions import package_version, sha256_file
 
@@ -256,27 +255,6 @@ def _new_sibling(out: Path, prefix: str) -> Path:
     raise OutputError(f"output {out}: cannot create a temporary folder beside it")  # pragma: no cover
 
 
-@contextlib.contextmanager
-def _signals_blocked() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block ends: delivered then, to the handlers that
-    were in place, not lost. (Python-level deferral rather than ``pthread_sigmask``: a
-    mask on the main thread does not stop the signal reaching BLAS or other threads,
-    whose delivery still interrupts the main thread.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers run in the main thread only; this thread's work is not interrupted
-        return
-    received: list[int] = []
-    wanted = [signal.SIGINT] + ([signal.SIGTERM] if hasattr(signal, "SIGTERM") else [])
-    previous = {s: signal.signal(s, lambda signum, frame: received.append(signum)) for s in wanted}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-        for signum in dict.fromkeys(received):
-            signal.raise_signal(signum)
-
-
 def _exchange(a: Path, b: Path) -> bool:
     """Swap two paths in one atomic step (Linux ``renameat2(RENAME_EXCHANGE)``); False when
     this system or file system cannot."""
@@ -294,7 +272,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def _swap_into_place(tmp: Path, out: Path) -> Path | None:
     """Put ``tmp`` at ``out``; return where the earlier folder now is (to be removed)."""
-    with _signals_blocked():
+    with signals_deferred():
         if not os.path.lexists(out):
             os.rename(tmp, out)
             return None
@@ -338,7 +316,7 @@ def staging(out: str | os.PathLike[str], *, kind: str = "results") -> Iterator[P
     try:
         # A signal between creating the folder and owning it would leave it behind: the
         # folder is made with signals deferred, and a deferred one arrives inside the try.
-        with _signals_blocked():
+        with signals_deferred():
             tmp = _new_sibling(target, _prefixes(target)[0])
             (tmp / OWNER).write_text(json.dumps(owner_record(), indent=2, sort_keys=True) + "\n",
                                      encoding="utf-8")
@@ -352,7 +330,7 @@ def staging(out: str | os.PathLike[str], *, kind: str = "results") -> Iterator[P
         old = _swap_into_place(tmp, target)
     except BaseException:
         if tmp is not None:
-            with _signals_blocked():  # a second Ctrl-C must not leave half a folder
+            with signals_deferred():  # a second Ctrl-C must not leave half a folder
                 shutil.rmtree(tmp, ignore_errors=True)
         raise
     if old is not None:

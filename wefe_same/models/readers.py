@@ -43,6 +43,7 @@ from typing import Any, BinaryIO, Literal
 import numpy as np
 
 from ..errors import ModelError, WefeSameWarning
+from ..interrupts import signals_deferred
 from ..validation import check_bool, check_choice
 from .options import LoadOptions, UnicodeErrors
 from .sources import ArraySource, LazySource, StatusLookup, file_description, file_identity, lookup_with_status
@@ -813,7 +814,8 @@ def load_gensim_pickle(name: str, path: Path, *, trusted: bool) -> ArraySource:
     from gensim.utils import SaveLoad
 
     try:
-        obj = SaveLoad.load(str(path))
+        with signals_deferred():  # numpy.str_ scalars in old pickles would swallow a Ctrl-C
+            obj = SaveLoad.load(str(path))
     except Exception as err:  # unpickling can raise anything; name the file and go on
         raise ModelError(f"{path}: cannot load gensim file ({type(err).__name__}: {err})") from None
     kv = obj if isinstance(obj, KeyedVectors) else getattr(obj, "wv", None)
