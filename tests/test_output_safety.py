@@ -423,3 +423,18 @@ def test_figure_workers_give_the_same_bytes_and_never_rerun_the_users_script(tmp
     assert len(figures) == 7 and figures == sorted(p.name for p in (two / "figures").iterdir())
     for name in figures:
         assert (one / "figures" / name).read_bytes() == (two / "figures" / name).read_bytes(), name
+
+
+def test_a_table_that_fails_while_the_figure_workers_draw_stops_them_and_leaves_nothing(tmp_path, monkeypatch):
+    """Figures are drawn in the workers while the CSV tables are written: when writing a
+    table fails, the error reaches the caller, the workers stop, no folder is left."""
+    earlier = tiny_result(seed=9).save(tmp_path / "res", formats=NONE)
+    before = snapshot(earlier)
+
+    def disk_full(result, folder):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report, "write_csv_tables", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        tiny_result().save(tmp_path / "res", formats=("svg", "png"), figure_workers=2)
+    assert snapshot(earlier) == before and leftovers(tmp_path) == []

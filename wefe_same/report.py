@@ -1,7 +1,8 @@
 """The writer of the results folder.
 
 Order: every CSV table, then the LaTeX/Markdown tables, then the figures, then
-``manifest.json`` (with the inventory of everything written). The folder is staged
+``manifest.json`` (with the inventory of everything written); with figure workers, the
+figures are drawn while the tables are written. The folder is staged
 beside its destination and swapped into place (:mod:`wefe_same.outdir`), so it is the
 earlier folder or the new one, never half of each.
 
@@ -312,16 +313,21 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
 
 
-def render_all(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
-               ) -> list[tuple[dict[str, bytes], list[Note]]]:
-    """Render every job, in worker processes when ``workers > 1``; results in job order.
+@contextlib.contextmanager
+def rendering(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
+              ) -> Iterator[Callable[[], list[tuple[dict[str, bytes], list[Note]]]]]:
+    """Start rendering every job, in worker processes when ``workers > 1``; yields
+    ``collect()``, which returns the results in job order. The caller works meanwhile
+    (the results folder writes its CSV tables while the workers draw).
 
     Workers that cannot start or die (e.g. a script without an
     ``if __name__ == "__main__":`` guard, which every spawned worker re-runs) cost time,
-    not figures: their jobs are drawn in this process, with a note.
+    not figures: their jobs are drawn in this process, with a note. Leaving the block
+    early (an error, Ctrl-C) cancels what has not started.
     """
     if workers <= 1 or len(jobs) <= 1:
-        return [render(job, formats) for job in jobs]
+        yield lambda: [render(job, formats) for job in jobs]
+        return
 
     def here(job: FigureJob, err: BaseException) -> tuple[dict[str, bytes], list[Note]]:
         files, notes = render(job, formats)
@@ -339,19 +345,35 @@ def render_all(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int =
     except Exception as err:  # no pool: everything here
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        return [here(job, err) for job in jobs]
-    try:
+        failure = err
+    else:
+        failure = None
+    if failure is not None:
+        yield lambda: [here(job, failure) for job in jobs]
+        return
+
+    def collect() -> list[tuple[dict[str, bytes], list[Note]]]:
         results = []
         for i, job in enumerate(jobs):
             try:
                 results.append(futures[i].result())
             except Exception as err:  # a broken pool or an unpicklable job: draw it here instead
                 results.append(here(job, err))
+        return results
+
+    try:
+        yield collect
     except BaseException:
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
-    return results
+
+
+def render_all(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
+               ) -> list[tuple[dict[str, bytes], list[Note]]]:
+    """Render every job (see :func:`rendering`); results in job order."""
+    with rendering(jobs, formats, workers) as collect:
+        return collect()
 
 
 def note_messages(stems: dict[Note, list[str]]) -> list[str]:
@@ -376,23 +398,35 @@ def note_messages(stems: dict[Note, list[str]]) -> list[str]:
     return messages
 
 
+@contextlib.contextmanager
+def figures_rendering(result: RankResult, *, formats: Sequence[str] = FIGURE_FORMATS,
+                      workers: int = 1) -> Iterator[Callable[[Path], list[str]]]:
+    """Start drawing every figure of the results folder in each format; yields
+    ``save(folder)``, which writes them there and returns the warnings (one line each,
+    for the manifest and the user)."""
+    formats = check_formats(formats) if formats else ()
+    jobs, notes = figure_jobs(result) if formats else ([], [])
+
+    with rendering(jobs, formats, workers) as collect:
+        def save(folder: Path) -> list[str]:
+            stems: dict[Note, list[str]] = {note: [] for note in notes}
+            for job, (files, job_notes) in zip(jobs, collect()):
+                if files:
+                    folder.mkdir(exist_ok=True)
+                for fmt, data in files.items():
+                    (folder / f"{job.stem}.{fmt}").write_bytes(data)
+                for note in job_notes:
+                    stems.setdefault(note, []).append(job.stem)
+            return note_messages(stems)
+
+        yield save
+
+
 def write_figures(result: RankResult, folder: Path, *, formats: Sequence[str] = FIGURE_FORMATS,
                   workers: int = 1) -> list[str]:
-    """Every figure of the results folder in each format; returns the warnings (one line
-    each, for the manifest and the user)."""
-    formats = check_formats(formats) if formats else ()
-    if not formats:
-        return []
-    jobs, notes = figure_jobs(result)
-    stems: dict[Note, list[str]] = {note: [] for note in notes}
-    for job, (files, job_notes) in zip(jobs, render_all(jobs, formats, workers)):
-        if files:
-            folder.mkdir(exist_ok=True)
-        for fmt, data in files.items():
-            (folder / f"{job.stem}.{fmt}").write_bytes(data)
-        for note in job_notes:
-            stems.setdefault(note, []).append(job.stem)
-    return note_messages(stems)
+    """Every figure of the results folder in each format; returns the warnings."""
+    with figures_rendering(result, formats=formats, workers=workers) as save:
+        return save(folder)
 
 
 # -- the folder ---------------------------------------------------------------------------
@@ -408,9 +442,11 @@ def write_results(result: RankResult, out: str | Path, *, formats: Sequence[str]
     said: list[str] = []
 
     def write(folder: Path) -> None:
-        write_csv_tables(result, folder)
-        said.extend(note_messages({note: [] for note in write_tables(result, folder / "tables")}))
-        said.extend(write_figures(result, folder / "figures", formats=formats, workers=workers))
+        # The figure workers draw while this process writes the tables.
+        with figures_rendering(result, formats=formats, workers=workers) as save_figures:
+            write_csv_tables(result, folder)
+            said.extend(note_messages({note: [] for note in write_tables(result, folder / "tables")}))
+            said.extend(save_figures(folder / "figures"))
         earlier = list(manifest.get("warnings", []))
         manifest["warnings"] = list(dict.fromkeys([*earlier, *result.warnings, *said]))
         manifest["figure_formats"] = list(formats)
