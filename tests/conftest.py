@@ -53,6 +53,15 @@ def snapshot(folder) -> dict:
     return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.fixture
+def ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt during the test, as in a terminal, even when the suite
+    was started with SIGINT ignored (``cmd &`` in a script), which the process inherits."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 @contextlib.contextmanager
 def no_hang(seconds: float = 10):
     """Fail instead of hanging: a loop that never ends fails the test (hypothesis' deadline

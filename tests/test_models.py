@@ -62,7 +62,7 @@ def _with_ctrl_c_before(data: bytes, scalar: np.str_) -> bytes:
     return data[:reduce] + b"c_thread\ninterrupt_main\n)R0" + data[reduce:]
 
 
-def test_ctrl_c_while_a_gensim_pickle_with_numpy_strings_loads_is_not_lost(tmp_path):
+def test_ctrl_c_while_a_gensim_pickle_with_numpy_strings_loads_is_not_lost(tmp_path, ctrl_c_raises):
     """numpy's str_ constructor clears a KeyboardInterrupt raised while it runs (the WEAT
     word2vec .kv holds such scalars): the load defers Ctrl-C and delivers it afterwards."""
     import pickle

@@ -277,7 +277,7 @@ def test_a_figure_that_fails_is_a_warning_not_a_lost_run(result, tmp_path, monke
     assert any("drawing failed" in w for w in json.loads((out / MANIFEST).read_text())["warnings"])
 
 
-def test_signals_wait_until_the_swap_is_done():
+def test_signals_wait_until_the_swap_is_done(ctrl_c_raises):
     reached = False
     with pytest.raises(KeyboardInterrupt):
         with signals_deferred():

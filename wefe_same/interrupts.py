@@ -23,6 +23,7 @@ def signals_deferred() -> Iterator[None]:
     whose delivery still interrupts the main thread.)
 
     >>> import os
+    >>> terminal = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C raises
     >>> try:
     ...     with signals_deferred():
     ...         os.kill(os.getpid(), signal.SIGINT)
@@ -31,6 +32,7 @@ def signals_deferred() -> Iterator[None]:
     ...     print("then Ctrl-C arrives")
     the block ends first
     then Ctrl-C arrives
+    >>> _ = signal.signal(signal.SIGINT, terminal)
     """
     if threading.current_thread() is not threading.main_thread():
         yield  # handlers run in the main thread only; this thread's work is not interrupted

@@ -34,6 +34,7 @@ import pandas as pd
 
 from . import plots, tables
 from .errors import WefeSameWarning
+from .interrupts import signals_deferred
 from .outdir import write_folder
 from .result import FIGURE_FORMATS, RankResult
 from .validation import as_list, check_choice, check_int
@@ -336,18 +337,22 @@ def rendering(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 
                                 "drawn in this process")]
 
     pool = None
+    failure: Exception | None = None
     try:
-        pool = _pool(min(workers, len(jobs)))
-        # The costliest first, so that no worker is left with a big one at the end.
-        order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
-        with _main_not_rerun():
-            futures: dict[int, Future] = {i: pool.submit(render, jobs[i], tuple(formats)) for i in order}
-    except Exception as err:  # no pool: everything here
+        # Ctrl-C waits until the workers are started: leaving then would orphan workers that
+        # are still being born (each printing a traceback when the parent's locks are gone).
+        with signals_deferred():
+            pool = _pool(min(workers, len(jobs)))
+            # The costliest first, so that no worker is left with a big one at the end.
+            order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
+            with _main_not_rerun():
+                futures: dict[int, Future] = {i: pool.submit(render, jobs[i], tuple(formats)) for i in order}
+    except BaseException as err:
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
-        failure = err
-    else:
-        failure = None
+        if not isinstance(err, Exception):
+            raise
+        failure = err  # no pool: everything here
     if failure is not None:
         yield lambda: [here(job, failure) for job in jobs]
         return
