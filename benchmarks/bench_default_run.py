@@ -95,13 +95,14 @@ def stage_functions() -> list[tuple[str, object]]:
         ("save the results folder (total)", "result", "RankResult.save"),
         ("  tables (CSV)", "report", "write_csv_tables"),
         ("  tables (LaTeX, markdown)", "report", "write_tables"),
-        ("  figures", "report", "write_figures"),
+        ("  start the figure workers", "report", "figures_rendering"),
+        ("  figures (drawn here, or waited for after the tables)", "report", "write_figures"),
     ]]
     return [(label, fn) for label, fn in rows if callable(fn)]
 
 
 def _key(fn) -> tuple[str, int, str]:
-    code = fn.__code__
+    code = getattr(fn, "__wrapped__", fn).__code__  # a context manager: its generator
     return code.co_filename, code.co_firstlineno, code.co_name
 
 

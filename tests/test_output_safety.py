@@ -430,11 +430,17 @@ def test_a_table_that_fails_while_the_figure_workers_draw_stops_them_and_leaves_
     table fails, the error reaches the caller, the workers stop, no folder is left."""
     earlier = tiny_result(seed=9).save(tmp_path / "res", formats=NONE)
     before = snapshot(earlier)
+    pools = []
+    start_pool = report._pool
+    monkeypatch.setattr(report, "_pool", lambda workers: pools.append(start_pool(workers)) or pools[-1])
 
     def disk_full(result, folder):
+        assert len(pools) == 1  # the workers were started before the first table
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(report, "write_csv_tables", disk_full)
     with pytest.raises(OSError, match="No space left"):
         tiny_result().save(tmp_path / "res", formats=("svg", "png"), figure_workers=2)
     assert snapshot(earlier) == before and leftovers(tmp_path) == []
+    with pytest.raises(RuntimeError, match="after shutdown"):  # the pool was shut down
+        pools[0].submit(print)

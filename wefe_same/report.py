@@ -19,6 +19,7 @@ a figure job is a picklable ``(stem, function, args)``.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import multiprocessing
 import signal
@@ -374,13 +375,6 @@ def rendering(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 
     pool.shutdown(wait=True)
 
 
-def render_all(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
-               ) -> list[tuple[dict[str, bytes], list[Note]]]:
-    """Render every job (see :func:`rendering`); results in job order."""
-    with rendering(jobs, formats, workers) as collect:
-        return collect()
-
-
 def note_messages(stems: dict[Note, list[str]]) -> list[str]:
     """One line per (what, how, figures), naming every model it concerns.
 
@@ -407,31 +401,27 @@ def note_messages(stems: dict[Note, list[str]]) -> list[str]:
 def figures_rendering(result: RankResult, *, formats: Sequence[str] = FIGURE_FORMATS,
                       workers: int = 1) -> Iterator[Callable[[Path], list[str]]]:
     """Start drawing every figure of the results folder in each format; yields
-    ``save(folder)``, which writes them there and returns the warnings (one line each,
-    for the manifest and the user)."""
+    ``save(folder)`` (:func:`write_figures`), which writes them there and returns the
+    warnings (one line each, for the manifest and the user)."""
     formats = check_formats(formats) if formats else ()
     jobs, notes = figure_jobs(result) if formats else ([], [])
-
     with rendering(jobs, formats, workers) as collect:
-        def save(folder: Path) -> list[str]:
-            stems: dict[Note, list[str]] = {note: [] for note in notes}
-            for job, (files, job_notes) in zip(jobs, collect()):
-                if files:
-                    folder.mkdir(exist_ok=True)
-                for fmt, data in files.items():
-                    (folder / f"{job.stem}.{fmt}").write_bytes(data)
-                for note in job_notes:
-                    stems.setdefault(note, []).append(job.stem)
-            return note_messages(stems)
-
-        yield save
+        yield functools.partial(write_figures, jobs=jobs, notes=notes, collect=collect)
 
 
-def write_figures(result: RankResult, folder: Path, *, formats: Sequence[str] = FIGURE_FORMATS,
-                  workers: int = 1) -> list[str]:
-    """Every figure of the results folder in each format; returns the warnings."""
-    with figures_rendering(result, formats=formats, workers=workers) as save:
-        return save(folder)
+def write_figures(folder: Path, *, jobs: Sequence[FigureJob], notes: list[Note],
+                  collect: Callable[[], list[tuple[dict[str, bytes], list[Note]]]]) -> list[str]:
+    """Write the figures that ``collect()`` returns (drawn here, or waited for from the
+    workers) into ``folder``; returns the warnings."""
+    stems: dict[Note, list[str]] = {note: [] for note in notes}
+    for job, (files, job_notes) in zip(jobs, collect()):
+        if files:
+            folder.mkdir(exist_ok=True)
+        for fmt, data in files.items():
+            (folder / f"{job.stem}.{fmt}").write_bytes(data)
+        for note in job_notes:
+            stems.setdefault(note, []).append(job.stem)
+    return note_messages(stems)
 
 
 # -- the folder ---------------------------------------------------------------------------
