@@ -38,7 +38,7 @@ RUN = r"""
 import json, sys, time
 t0 = time.perf_counter()
 from wefe_same.cli import main
-import wefe_same.api, wefe_same.report  # the package loads lazily: time its imports here
+import wefe_same.api, wefe_same.output.writer  # the package loads lazily: time its imports here
 t1 = time.perf_counter()
 code = main(sys.argv[1:])
 t2 = time.perf_counter()

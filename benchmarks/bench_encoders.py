@@ -43,7 +43,7 @@ DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 
 
 def run_words(limit: int | None) -> list[str]:
-    from wefe_same.query import load_queries
+    from wefe_same.query.sets import load_queries
 
     words = sorted(set().union(*(qs.words for qs in load_queries(list(DEFAULT_QUERIES)))))
     return words[:limit] if limit else words
@@ -70,7 +70,7 @@ def encoders(words: list[str], repeats: int, batch_size: int, threads: int | Non
         torch.set_num_threads(threads)
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders import minilm_folder
-    from wefe_same.vectors import build_table
+    from wefe_same.scoring.vectors import build_table
 
     folder = str(minilm_folder())
     print(f"model: all-MiniLM-L6-v2 from {folder}; torch {torch.__version__}, {torch.get_num_threads()} threads; "

@@ -68,7 +68,7 @@ import json, sys, time
 import numpy as np
 t0 = time.perf_counter()
 from wefe_same.models.catalog import resolve_model
-from wefe_same.vectors import build_table
+from wefe_same.scoring.vectors import build_table
 t1 = time.perf_counter()
 path, words_file = sys.argv[1], sys.argv[3]
 words = json.load(open(words_file)) if words_file != "-" else []
@@ -85,7 +85,7 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "found": found, "sum": tot
 
 
 def run_words(queries: list[str]) -> list[str]:
-    from wefe_same.query import load_queries
+    from wefe_same.query.sets import load_queries
 
     return sorted(set().union(*(qs.words for qs in load_queries(queries))))
 

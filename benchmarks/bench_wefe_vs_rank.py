@@ -86,8 +86,8 @@ def weat_queries(wefe) -> dict[str, list]:
     from wefe.query import Query as WefeQuery
 
     from wefe_same.metrics.registry import get_metric
-    from wefe_same.plan import expand
-    from wefe_same.query import load_queries
+    from wefe_same.query.expand import expand
+    from wefe_same.query.sets import load_queries
 
     (qs,) = load_queries("weat")
     keys = {name: t.get("wefe_key") for name, t in tomllib.loads((ROOT / "queries" / "weat.toml").read_text())

@@ -89,7 +89,7 @@ the metrics are combined.
 import pandas as pd
 from wefe_same import rank
 from wefe_same.analysis import correlations
-from wefe_same.plots import accumulated_rankings, correlation_heatmap
+from wefe_same.output.figures import accumulated_rankings, correlation_heatmap
 
 pd.set_option("display.width", 160)
 MODELS = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "word2vec-gnews-weat+hard-debias"]
@@ -302,11 +302,11 @@ description, not a test.
 
 Agreement overall does not mean the choice never matters. Inside one query set the
 metrics disagree more (Figure 1), and the same three methods can be applied to a block of
-`by_query_set` with `wefe_same.sensitivity.aggregation_sensitivity` — no new run needed:
+`by_query_set` with `wefe_same.analysis.sensitivity.aggregation_sensitivity` — no new run needed:
 """),
     code("""
 from wefe_same import METRICS as REGISTRY
-from wefe_same.sensitivity import aggregation_sensitivity
+from wefe_same.analysis.sensitivity import aggregation_sensitivity
 
 def block_sensitivity(r, query_set):
     \"\"\"The three combined orders of the models inside one query set, and their agreement.\"\"\"

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from wefe_same import METRICS
-from wefe_same.properties import PROPERTIES, Case, audit, cases, group_configurations
+from wefe_same.audit import PROPERTIES, Case, audit, cases, group_configurations
 from wefe_same.cli import main
 
 COLUMNS = ["magnitude_comparable", "unbiased_trustworthy", "skew_sensitive", "stereotype_sensitive"]
@@ -63,7 +63,7 @@ def test_evidence_names_the_seed_counterexamples(table):
 def test_effect_size_is_stereotype_sensitive_only_when_the_split_matches():
     # Table 1's "(✓)": a stereotype aligned with the X/Y split is seen; one across it is not.
     spec = METRICS["WEAT-ES"]
-    from wefe_same.properties import evaluate
+    from wefe_same.audit import evaluate
 
     groups = group_configurations(8)[0]
     named = {c.name: c for c in cases(groups, 8, __import__("numpy").random.default_rng(0))}

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same.cache import (
+from wefe_same.run.cache import (
     CACHE_UNUSABLE,
     ENV_VAR,
     ModelCache,
@@ -20,8 +20,8 @@ from wefe_same.cache import (
     vectors_key,
 )
 from wefe_same.errors import CacheError, WefeSameWarning
-from wefe_same.scoring import ModelScores
-from wefe_same.vectors import Lookup, VectorTable
+from wefe_same.scoring.model import ModelScores
+from wefe_same.scoring.vectors import Lookup, VectorTable
 
 KEY = "ab" + "0" * 62
 OTHER = "cd" + "1" * 62
@@ -152,7 +152,7 @@ def test_damaged_entry_is_deleted_and_never_trusted(tmp_path, damage, why):
 
 def test_vectors_entry_with_wrong_shape_is_damaged(tmp_path):
     """A header that passes the checksum but whose arrays do not fit the words (a writer bug)."""
-    from wefe_same import cache as cache_module
+    from wefe_same.run import cache as cache_module
 
     cache = ModelCache(tmp_path)
     t = table()
@@ -207,8 +207,8 @@ def test_default_root_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.delenv(ENV_VAR)
     import platformdirs
 
-    assert check_cache.__module__ == "wefe_same.cache"
-    from wefe_same.cache import default_cache_dir
+    assert check_cache.__module__ == "wefe_same.run.cache"
+    from wefe_same.run.cache import default_cache_dir
 
     assert default_cache_dir() == Path(platformdirs.user_cache_dir("wefe_same"))
 

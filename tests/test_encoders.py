@@ -295,7 +295,7 @@ def test_bad_templates_give_one_line_errors(templates, fragment):
 
 
 def test_names_stay_unique_and_file_safe():
-    from wefe_same.report import _safe
+    from wefe_same.output.writer import _safe
 
     long_a = "In a sentence much longer than the label allows, the {word} appears."
     long_b = "In a sentence much longer than the label allows, the {word} appears!"
@@ -414,7 +414,7 @@ def test_models_load_offline_and_the_environment_is_restored(folder, monkeypatch
 
 def test_build_table_asks_an_encoder_for_the_words_as_written_only(minilm, st_model):
     """Every string has a vector, so casing variants would only triple the encoding."""
-    from wefe_same.vectors import build_table
+    from wefe_same.scoring.vectors import build_table
 
     asked = []
     lookup = minilm.lookup

@@ -19,12 +19,12 @@ import pytest
 
 from conftest import GENDER_WORDS, write_glove
 from wefe_same import Query, WordSet
-from wefe_same.cache import ModelCache
+from wefe_same.run.cache import ModelCache
 from wefe_same.errors import ModelError, WefeSameWarning
-from wefe_same.executors import ExecutorError, score_models
+from wefe_same.run.executors import ExecutorError, score_models
 from wefe_same.models.options import LoadOptions
 from wefe_same.models.sources import ArraySource, LazySource
-from wefe_same.plan import ModelTask, make_plan, make_tasks
+from wefe_same.run.plan import ModelTask, make_plan, make_tasks
 from wefe_same.validation import InvalidParameterError
 
 QUERY = Query(
@@ -151,7 +151,7 @@ def test_damaged_entries_are_recomputed_never_trusted(tmp_path, model_files, pla
 # ----------------------------------------------------------------------------- resume after SIGKILL
 KILLED_RUN = """
 import sys, time
-import wefe_same.executors as executors
+import wefe_same.run.executors as executors
 from wefe_same import Query, WordSet, rank
 
 real = executors.score_table
@@ -287,7 +287,7 @@ def test_unpicklable_source_is_refused_before_any_work(tmp_path, plan):
 
 
 def test_executor_arguments_are_checked(plan, monkeypatch):
-    import wefe_same.executors as executors
+    import wefe_same.run.executors as executors
 
     with pytest.raises(InvalidParameterError, match="'workers' parameter of score_models must be an integer >= 1"):
         score_models(plan, [], workers=0)

@@ -12,7 +12,7 @@ import pytest
 
 from wefe_same import METRICS, MetricError, WefeSameError
 from wefe_same.metrics.registry import MetricSpec, check_options, resolve_metrics
-from wefe_same.query import Template
+from wefe_same.query.sets import Template
 from wefe_same.validation import InvalidParameterError
 
 #: Values each option must refuse (at least one per option of every metric).

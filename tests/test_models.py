@@ -7,7 +7,7 @@ from conftest import write_glove
 from wefe_same import ModelError
 from wefe_same.models.debias import HardDebiasedSource, equalize, gender_direction, neutralize
 from wefe_same.models import ArraySource, catalog_names, default_models, resolve_model, resolve_models
-from wefe_same.vectors import build_table
+from wefe_same.scoring.vectors import build_table
 
 WORDS = ["he", "she", "Paris", "doctor"]
 MATRIX = np.arange(1, 4 * 5 + 1, dtype=float).reshape(4, 5) / 10

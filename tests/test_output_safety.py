@@ -25,10 +25,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import outdir, plots, report
+from wefe_same.output import figures as plots, folder as outdir, writer as report
 from wefe_same.errors import OutputError, WefeSameWarning
 from wefe_same.interrupts import signals_deferred
-from wefe_same.outdir import MANIFEST, OWNER, check_output, clean_stale, write_folder
+from wefe_same.output.folder import MANIFEST, OWNER, check_output, clean_stale, write_folder
 from wefe_same.result import RankResult
 from wefe_same.validation import InvalidParameterError
 
@@ -334,7 +334,7 @@ def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next(result, tmp_path):
         import sys, time
         sys.path.insert(0, {str(Path(__file__).parent)!r})
         from test_output_safety import tiny_result
-        from wefe_same import plots
+        from wefe_same.output import figures as plots
         plots.score_heatmap = lambda *a, **k: time.sleep(60)
         tiny_result().save({str(earlier)!r}, formats=["svg"])
     """)

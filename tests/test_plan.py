@@ -10,7 +10,8 @@ import numpy as np
 from wefe_same import rank
 from wefe_same.cli import main
 from wefe_same.errors import MetricError, ModelError, QueryError, WefeSameWarning
-from wefe_same.plan import make_plan, query_set_weights
+from wefe_same.query.expand import query_set_weights
+from wefe_same.run.plan import make_plan
 from wefe_same.validation import InvalidParameterError
 
 MINI = MINI_QUERY

@@ -26,7 +26,7 @@ from wefe_same.errors import WefeSameWarning
 from wefe_same.models import ArraySource, LoadOptions, resolve_model, resolve_models
 from wefe_same.models import gensim_data, readers
 from wefe_same.models.sources import LazySource
-from wefe_same.vectors import build_table
+from wefe_same.scoring.vectors import build_table
 
 gensim_models = pytest.importorskip("gensim.models")
 KeyedVectors = gensim_models.KeyedVectors

@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import plots, rank
-from wefe_same.tables import latex_escape
+from wefe_same import rank
+from wefe_same.output import figures as plots
+from wefe_same.output.latex import latex_escape
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +84,7 @@ def test_latex_escape():
 
 
 def test_same_inputs_give_identical_figure_bytes(result, saved, tmp_path):
-    from wefe_same import report
+    from wefe_same.output import writer as report
 
     jobs = {job.stem: job for job in report.figure_jobs(result)[0]}
     for stem in ("correlations", "accumulated_rankings"):
@@ -148,7 +149,7 @@ def test_robustness_heatmap_models_by_metrics():
 
 
 def test_robustness_and_stability_figures_note_models_without_values():
-    from wefe_same import report
+    from wefe_same.output import writer as report
 
     table = pd.DataFrame({"model": ["a", "b", "a", "b", "c"], "metric": ["SAME", "SAME", "WEAT", "WEAT", "SAME"],
                           "mean_abs_change": [0.1, np.nan, 0.2, None, np.nan]}).astype({"mean_abs_change": object})

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 
 from wefe_same import Query, QueryError, WordSet
-from wefe_same.analysis import robustness_table, summarize_draws
+from wefe_same.analysis.correlation import robustness_table, summarize_draws
 from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
-from wefe_same.query import load_queries, load_query_file
-from wefe_same.resampling import (
+from wefe_same.query.sets import load_queries, load_query_file
+from wefe_same.query.resample import (
     NEUTRAL_ROLE_BY_METRIC, aligned_groups, bootstrap_draws, close_tuples, half_size, halves_draws,
     neutral_role,
 )

@@ -9,7 +9,7 @@ import pytest
 
 from wefe_same import rank
 from wefe_same.metrics.weat import association, weat, weat_effect_size
-from wefe_same.stats import weat_permutation_test
+from wefe_same.metrics._permutation import weat_permutation_test
 
 
 def unit(M):
@@ -26,7 +26,7 @@ def make_query(rng, n_x, n_y, dim=10, shift=0.3):
 
 def brute_force_p(X, Y, A, B, alternative="greater"):
     """The share of splits at least as extreme as the observed one, the observed split
-    included, by enumeration from the vectors, without wefe_same.stats."""
+    included, by enumeration from the vectors, without wefe_same.metrics._permutation."""
     W = np.vstack([X, Y])
     observed = weat(X, Y, A, B).value
     at_least = 0

@@ -9,7 +9,7 @@ from importlib.util import find_spec
 # Names load on first use (PEP 562), so that ``wefe-same`` handles Ctrl-C from its first
 # instant: importing numpy/pandas/scipy up front took ~0.9 s during which Ctrl-C printed a traceback.
 _EXPORTS = {
-    "rank": ".api", "audit": ".properties", "RankResult": ".result",
+    "rank": ".api", "audit": ".audit", "RankResult": ".result",
     "MetricError": ".errors", "ModelError": ".errors", "QueryError": ".errors", "WefeSameError": ".errors",
     "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics",
     "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",
@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 def __getattr__(name: str):
     if name not in _EXPORTS:
-        if find_spec(f"{__name__}.{name}") is None:  # ``wefe_same.plots`` etc. still work unimported
+        if find_spec(f"{__name__}.{name}") is None:  # ``wefe_same.output`` etc. still work unimported
             raise AttributeError(f"module 'wefe_same' has no attribute {name!r}")
         return import_module(f".{name}", __name__)
     value = getattr(import_module(_EXPORTS[name], __name__), name)

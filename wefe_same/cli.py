@@ -10,7 +10,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from .errors import WefeSameError
+from wefe_same.errors import WefeSameError
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -34,7 +34,7 @@ def _metric_options(items: Sequence[str] | None) -> dict:
     """``METRIC.OPTION=VALUE`` items → {metric: {option: value}}; values parsed as TOML scalars."""
     import tomllib
 
-    from .validation import InvalidParameterError
+    from wefe_same.validation import InvalidParameterError
 
     out: dict[str, dict] = {}
     for item in items or ():
@@ -56,9 +56,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from .api import execute, prepare_run
-    from .outdir import check_output
-    from .report import check_formats
+    from wefe_same.api import execute, prepare_run
+    from wefe_same.output.folder import check_output
+    from wefe_same.output.writer import check_formats
 
     started = time.perf_counter()
     check_formats(args.formats)
@@ -93,11 +93,11 @@ def _figure_workers() -> int:
 
 
 def _cmd_quality(args: argparse.Namespace) -> int:
-    from .models.catalog import resolve_models
-    from .models.options import LoadOptions
-    from .outdir import check_output, write_folder
-    from .quality import evaluate_quality, load_benchmark
-    from .validation import check_int
+    from wefe_same.models.catalog import resolve_models
+    from wefe_same.models.options import LoadOptions
+    from wefe_same.output.folder import check_output, write_folder
+    from wefe_same.quality import evaluate_quality, load_benchmark
+    from wefe_same.validation import check_int
 
     out = check_output(Path(args.out), kind="quality")
     check_int(args.analogy_vocab, "--analogy-vocab", "wefe-same quality", minimum=1)
@@ -116,8 +116,8 @@ def _cmd_quality(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .outdir import check_output, write_folder
-    from .properties import PROPERTIES, audit
+    from wefe_same.output.folder import check_output, write_folder
+    from wefe_same.audit import PROPERTIES, audit
 
     out = check_output(Path(args.out), kind="audit")
     table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
@@ -135,8 +135,8 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_robustness(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from .api import rank
-    from .outdir import check_output
+    from wefe_same.api import rank
+    from wefe_same.output.folder import check_output
 
     out = check_output(Path(args.out))
     result = rank(models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
@@ -153,8 +153,8 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from .models.catalog import CATALOG, VARIANT_DESCRIPTIONS
-    from .models.gensim_data import SCHEME, data_dir, gensim_data_status
+    from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
+    from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
 
     print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default,\n"
           "except those marked (on request).")
@@ -178,7 +178,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
 
 
 def _cmd_metrics(args: argparse.Namespace) -> int:
-    from .metrics.registry import METRICS, ORDER_MEANING
+    from wefe_same.metrics.registry import METRICS, ORDER_MEANING
 
     for spec in METRICS.values():
         options = ", ".join(f"{k}={v!r}" for k, v in spec.options.items()) or "-"
@@ -188,7 +188,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
-    from .query import bundled_query_sets, load_queries
+    from wefe_same.query.sets import bundled_query_sets, load_queries
 
     for qs in load_queries(bundled_query_sets()):
         print(f"{qs.name:10} {len(qs.queries):3} queries {len(qs.sets):3} sets  {qs.description or ''}")
@@ -296,7 +296,7 @@ def _one_line_warnings() -> None:
     """Warnings for the user as one line each on stderr, not file:line plus source."""
     import warnings
 
-    from .errors import WefeSameWarning
+    from wefe_same.errors import WefeSameWarning
 
     def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
         print(f"wefe-same: warning: {message}", file=sys.stderr)

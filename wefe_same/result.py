@@ -1,7 +1,7 @@
 """The result of a ranking run: tidy pandas tables, nothing written yet.
 
 :class:`RankResult` holds what ``rank`` computed; :meth:`RankResult.save` hands it to
-:mod:`wefe_same.report`, the writer of the results folder.
+:mod:`wefe_same.output.writer`, the writer of the results folder.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from .columns import QUALITY_PREFIX
+from wefe_same.analysis.external import QUALITY_PREFIX
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -105,7 +105,7 @@ class RankResult:
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
         """The annotated correlation heatmap of :attr:`correlations`, :attr:`set_apart` fenced off."""
-        from . import plots
+        from wefe_same.output import figures as plots
 
         return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.set_apart or ())
 
@@ -127,6 +127,6 @@ class RankResult:
         """
         # The writer sits later in the data flow; imported here so that holding a result
         # needs neither it nor matplotlib.
-        from .report import write_results
+        from wefe_same.output.writer import write_results
 
         return write_results(self, out, formats=formats, figure_workers=figure_workers)

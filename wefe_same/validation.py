@@ -21,7 +21,7 @@ import numbers
 from collections.abc import Collection, Iterable
 from typing import Any
 
-from .errors import WefeSameError, bad_parameter
+from wefe_same.errors import WefeSameError, bad_parameter
 
 
 class InvalidParameterError(WefeSameError, ValueError):

@@ -37,6 +37,8 @@ def code_digest(*parts: str) -> str:
     """
     digest = hashlib.sha256()
     for part in parts:
+        if not (ROOT / part).exists():  # a renamed module must not drop out of every cache key unseen
+            raise FileNotFoundError(f"code_digest: {ROOT / part} does not exist")
         paths = sorted((ROOT / part).rglob("*.py")) if (ROOT / part).is_dir() else [ROOT / part]
         for path in paths:
             if path.is_file():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import spearmanr
 
-from .result import MetricResult
+from wefe_same.metrics.result import MetricResult
 
 
 def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .result import MetricResult
+from wefe_same.metrics.result import MetricResult
 
 
 def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True) -> MetricResult:

@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from .result import MetricResult
+from wefe_same.metrics.result import MetricResult
 
 #: A Gram–Schmidt residual shorter than this share of its direction counts as linearly dependent.
 DEPENDENCE_TOL = 1e-10

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..stats import EXACT_LIMIT, Alternative, weat_permutation_test
-from ..validation import check_choice
-from .result import MetricResult
+from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative, weat_permutation_test
+from wefe_same.validation import check_choice
+from wefe_same.metrics.result import MetricResult
 
 
 def association(W: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -49,7 +49,7 @@ def weat(
 
     ``permutations`` > 0 adds the permutation test's p-value to the details: the share
     of splits of X ∪ Y at least as extreme as the observed one, which is counted (see
-    :func:`wefe_same.stats.weat_permutation_test` for the tie rule and its reason).
+    :func:`wefe_same.metrics._permutation.weat_permutation_test` for the tie rule and its reason).
     """
     s, details = _weat_parts(X, Y, A, B, permutations, alternative, exact_limit, random_state)
     sx, sy = s[: len(X)], s[len(X):]

@@ -30,13 +30,13 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
-from ..errors import ModelError, unknown_name
-from ..versions import package_version
-from . import encoders
-from .gensim_data import SCHEME as GENSIM_DATA_SCHEME
-from .gensim_data import gensim_data_source
-from .options import LoadOptions
-from .readers import (
+from wefe_same.errors import ModelError, unknown_name
+from wefe_same.versions import package_version
+from wefe_same.models import encoders
+from wefe_same.models.gensim_data import SCHEME as GENSIM_DATA_SCHEME
+from wefe_same.models.gensim_data import gensim_data_source
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.readers import (
     check_model_file,
     lazy_gensim_pickle,
     lazy_npy,
@@ -45,7 +45,7 @@ from .readers import (
     open_vectors_file,
     strip_gz,
 )
-from .sources import LazySource, ModelSource, file_identity, package_dir
+from wefe_same.models.sources import LazySource, ModelSource, file_identity, package_dir
 
 DEBIAS_SUFFIX = "+hard-debias"
 #: Manzini et al. multiclass hard debiasing (models/debias.py): religion, race.
@@ -187,8 +187,8 @@ def _catalog_identity(entry: CatalogEntry) -> dict | None:
 
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:
     """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
-    from .debias import HardDebiasedSource
-    from ..query import load_queries
+    from wefe_same.models.debias import HardDebiasedSource
+    from wefe_same.query.sets import load_queries
 
     (lists,) = load_queries("bolukbasi")
 
@@ -206,7 +206,7 @@ def _hard_debias(base: ModelSource, name: str) -> ModelSource:
 
 def _multiclass_debias(base: ModelSource, name: str, group: str) -> ModelSource:
     """Manzini et al.'s multiclass hard debiasing with the ``group`` lists of ``queries/manzini.toml``."""
-    from .debias import manzini_debiased
+    from wefe_same.models.debias import manzini_debiased
 
     return manzini_debiased(base, group, name=name)  # type: ignore[arg-type]
 

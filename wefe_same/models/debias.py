@@ -32,9 +32,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import ModelError
-from ..validation import InvalidParameterError, check_choice, check_int
-from .sources import ModelSource, source_vocabulary
+from wefe_same.errors import ModelError
+from wefe_same.validation import InvalidParameterError, check_choice, check_int
+from wefe_same.models.sources import ModelSource, source_vocabulary
 
 Pair = tuple[str, str]
 #: Model-spec suffix of each Manzini et al. variant → its group in ``queries/manzini.toml``.
@@ -447,7 +447,7 @@ def manzini_debiased(base: ModelSource, group: Literal["religion", "race"], *, n
     The file's sets ``{group}_defining_*`` are the defining sets, ``{group}_equalize_*``
     the equality sets and ``{group}_specific`` (if any) the words kept from neutralising.
     """
-    from ..query import load_queries
+    from wefe_same.query.sets import load_queries
 
     suffix = {g: s for s, g in MULTICLASS_VARIANTS.items()}[check_choice(group, "group", "manzini_debiased",
                                                                        MULTICLASS_VARIANTS.values())]

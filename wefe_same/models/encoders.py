@@ -68,10 +68,10 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ..errors import ModelError
-from ..versions import package_version, sha256_file
-from .options import LoadOptions
-from .sources import package_dir
+from wefe_same.errors import ModelError
+from wefe_same.versions import package_version, sha256_file
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.sources import package_dir
 
 Backend = Literal["sbert", "hf", "onnx"]
 Pooling = Literal["mean", "cls"]
@@ -305,7 +305,7 @@ def file_sha256(paths: Sequence[Path]) -> list[str]:
     no model file. A file replaced or touched gets a new size, mtime or inode and is hashed
     again.
     """
-    from .encoders_parts import cache_root
+    from wefe_same.models.encoders_parts import cache_root
 
     keys = [_stat_key(Path(p)) for p in paths]
     missing = [k for k in keys if k not in _HASHES]
@@ -478,7 +478,7 @@ class EncoderSource:
         if s.backend == "onnx":
             return Location(folder=Path(s.location))
         if s.parts:
-            from .encoders_parts import unpack_split_zip
+            from wefe_same.models.encoders_parts import unpack_split_zip
 
             return Location(folder=unpack_split_zip(s.spec, [Path(p) for p in s.parts], str(s.archive_root)))
         return locate(s.spec, s.location, revision=s.revision, allow_download=s.allow_download)
@@ -488,7 +488,7 @@ class EncoderSource:
             s = self.settings
             with hub_offline(s.allow_download):
                 if s.backend == "onnx":
-                    from .encoders_onnx import OnnxBackend
+                    from wefe_same.models.encoders_onnx import OnnxBackend
 
                     self._backend = OnnxBackend(s)
                 elif s.backend == "sbert":

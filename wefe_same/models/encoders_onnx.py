@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ModelError
-from .encoders import EncoderSettings, require
+from wefe_same.errors import ModelError
+from wefe_same.models.encoders import EncoderSettings, require
 
 
 class OnnxBackend:

@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..errors import ModelError
+from wefe_same.errors import ModelError
 
 #: Members of the archive that are not part of the model (Windows folder settings).
 SKIPPED_MEMBERS = ("desktop.ini",)

@@ -25,10 +25,10 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import ModelError
-from .options import LoadOptions
-from .readers import open_vectors_file
-from .sources import ModelSource
+from wefe_same.errors import ModelError
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.readers import open_vectors_file
+from wefe_same.models.sources import ModelSource
 
 SCHEME = "gensim-data"
 #: The gensim-data models of the WEFE case study (seed 002 §4; the paper used Numberbatch 19.08-en,

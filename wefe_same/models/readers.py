@@ -42,11 +42,11 @@ from typing import Any, BinaryIO, Literal
 
 import numpy as np
 
-from ..errors import ModelError, WefeSameWarning
-from ..interrupts import signals_deferred
-from ..validation import check_bool, check_choice
-from .options import LoadOptions, UnicodeErrors
-from .sources import ArraySource, LazySource, StatusLookup, file_description, file_identity, lookup_with_status
+from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.interrupts import signals_deferred
+from wefe_same.validation import check_bool, check_choice
+from wefe_same.models.options import LoadOptions, UnicodeErrors
+from wefe_same.models.sources import ArraySource, LazySource, StatusLookup, file_description, file_identity, lookup_with_status
 
 # ----------------------------------------------------------------------------- messages
 NO_SUCH_FILE = "model {name!r}: no such file {path}"

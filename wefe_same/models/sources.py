@@ -19,7 +19,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..errors import ModelError
+from wefe_same.errors import ModelError
 
 #: What a source's optional ``lookup_with_status`` returns: the vectors (as ``lookup``)
 #: and the words among them whose vector was built from character n-grams (fastText).
@@ -291,7 +291,7 @@ _MOVED = frozenset({"TextVectorsSource", "Word2VecBinarySource", "FastTextBinSou
 def __getattr__(name: str) -> Any:
     # Lazy, because readers.py imports this module (PEP 562).
     if name in _MOVED:
-        from . import readers
+        from wefe_same.models import readers
 
         return getattr(readers, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -6,11 +6,11 @@ layer, and :func:`evaluate_similarity` / :func:`evaluate_analogy`, whose results
 Pearson's r, gensim's OOV ratio, per-section accuracies and the predicted answers.
 """
 
-from .analogy import AnalogyResult, evaluate_analogy, solve_analogies
-from .datasets import AnalogyDataset, SimilarityDataset, detect_kind, load_analogy, load_similarity
-from .evaluate import BENCHMARKS, COLUMNS, Benchmark, evaluate_quality, load_benchmark
-from .similarity import SimilarityResult, evaluate_similarity
-from .vocab import Vocabulary
+from wefe_same.quality.analogy import AnalogyResult, evaluate_analogy, solve_analogies
+from wefe_same.quality.datasets import AnalogyDataset, SimilarityDataset, detect_kind, load_analogy, load_similarity
+from wefe_same.quality.evaluate import BENCHMARKS, COLUMNS, Benchmark, evaluate_quality, load_benchmark
+from wefe_same.quality.similarity import SimilarityResult, evaluate_similarity
+from wefe_same.quality.vocab import Vocabulary
 
 __all__ = [
     "BENCHMARKS", "COLUMNS", "AnalogyDataset", "AnalogyResult", "Benchmark", "SimilarityDataset",

@@ -26,10 +26,10 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from ..errors import QualityError, bad_parameter
-from .datasets import AnalogyDataset
-from .similarity import Missing, check_missing
-from .vocab import MISSING, Coverage, Vocabulary
+from wefe_same.errors import QualityError, bad_parameter
+from wefe_same.quality.datasets import AnalogyDataset
+from wefe_same.quality.similarity import Missing, check_missing
+from wefe_same.quality.vocab import MISSING, Coverage, Vocabulary
 
 Method = Literal["3cosadd", "3cosmul"]
 METHODS: tuple[Method, ...] = ("3cosadd", "3cosmul")

@@ -26,7 +26,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from ..errors import QualityError
+from wefe_same.errors import QualityError
 
 Kind = Literal["similarity", "analogy"]
 KINDS: tuple[Kind, ...] = ("similarity", "analogy")

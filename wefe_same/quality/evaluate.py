@@ -24,13 +24,13 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from ..errors import QualityError, WefeSameWarning, bad_parameter, unknown_name
-from ..models.catalog import resolve_models
-from ..models.sources import ModelSource, source_vocabulary
-from .analogy import METHODS, Method, evaluate_analogy
-from .datasets import AnalogyDataset, Kind, SimilarityDataset, detect_kind, load_analogy, load_similarity
-from .similarity import Missing, check_missing, evaluate_similarity
-from .vocab import Vocabulary
+from wefe_same.errors import QualityError, WefeSameWarning, bad_parameter, unknown_name
+from wefe_same.models.catalog import resolve_models
+from wefe_same.models.sources import ModelSource, source_vocabulary
+from wefe_same.quality.analogy import METHODS, Method, evaluate_analogy
+from wefe_same.quality.datasets import AnalogyDataset, Kind, SimilarityDataset, detect_kind, load_analogy, load_similarity
+from wefe_same.quality.similarity import Missing, check_missing, evaluate_similarity
+from wefe_same.quality.vocab import Vocabulary
 
 Dataset = SimilarityDataset | AnalogyDataset
 #: Columns of :func:`evaluate_quality`'s table, in order.

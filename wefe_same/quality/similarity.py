@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from ..errors import QualityError, bad_parameter
-from .datasets import SimilarityDataset
-from .vocab import Coverage, Vocabulary
+from wefe_same.errors import QualityError, bad_parameter
+from wefe_same.quality.datasets import SimilarityDataset
+from wefe_same.quality.vocab import Coverage, Vocabulary
 
 Missing = Literal["drop", "mean", "zero"]
 MISSING_POLICIES: tuple[Missing, ...] = ("drop", "mean", "zero")

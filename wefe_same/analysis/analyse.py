@@ -13,10 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .columns import QUALITY_PREFIX, rank_external
-from .plan import RunPlan
-from .ranking import Aggregation, rank_values
-from .scoring import ModelScores, stream_seed
+from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
+from wefe_same.run.plan import RunPlan
+from wefe_same.analysis.ranking import Aggregation, rank_values
+from wefe_same.scoring.model import ModelScores, stream_seed
 
 
 @dataclass
@@ -50,8 +50,8 @@ def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame],
             *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
             higher_is_better: Sequence[str] = ()) -> Analysis:
     """Correlations between every ranking column, with the optional columns and intervals."""
-    from .analysis import bootstrap, correlations, robustness_table, summarize_draws
-    from .sensitivity import aggregation_sensitivity
+    from wefe_same.analysis.correlation import bootstrap, correlations, robustness_table, summarize_draws
+    from wefe_same.analysis.sensitivity import aggregation_sensitivity
 
     models = list(agg.aggregates.index)
     aggregates, rankings = agg.aggregates, agg.rankings

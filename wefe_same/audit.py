@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .errors import MetricError, bad_parameter
-from .metrics.registry import MetricSpec, resolve_metrics
-from .query import AtLeast
+from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.metrics.registry import MetricSpec, resolve_metrics
+from wefe_same.query.sets import AtLeast
 
 PROPERTIES = ("magnitude_comparable", "unbiased_trustworthy", "skew_sensitive", "stereotype_sensitive")
 #: A value this close to the no-bias value counts as reporting no bias.
@@ -229,8 +229,8 @@ def audit(metrics: Iterable[str] | None = None, model: str | None = None, dim: i
 
 
 def model_dimension(model: str) -> int:
-    from .models.catalog import resolve_model
-    from .vectors import build_table
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.scoring.vectors import build_table
 
     table = build_table(resolve_model(model), ["the", "a", "of", "and", "man", "woman"])
     if not table.words:

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .errors import MetricError, bad_parameter
-from .metrics.registry import MetricSpec
-from .ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
-from .stats import percentile_interval, stratified_bootstrap
+from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.metrics.registry import MetricSpec
+from wefe_same.analysis.ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
+from wefe_same.metrics._permutation import percentile_interval, stratified_bootstrap
 
 Method = Literal["spearman", "kendall"]
 
@@ -112,7 +112,7 @@ def summarize_draws(
     ----------
     draws : ndarray, shape (B, models, metrics)
         Overall aggregates per draw on the bias scale of ``observed`` (after
-        :func:`~wefe_same.ranking.to_bias_scale`), models in ``observed.index`` order and
+        :func:`~wefe_same.analysis.ranking.to_bias_scale`), models in ``observed.index`` order and
         metrics in ``specs`` order. NaN draws are ignored.
     specs : metric specs, in the order of the last axis
     observed : DataFrame, models × columns

@@ -3,7 +3,7 @@
 Order: every CSV table, then the LaTeX/Markdown tables, then the figures, then
 ``manifest.json`` (with the inventory of everything written); with figure workers, the
 figures are drawn while the tables are written. The folder is staged
-beside its destination and swapped into place (:mod:`wefe_same.outdir`), so it is the
+beside its destination and swapped into place (:mod:`wefe_same.output.folder`), so it is the
 earlier folder or the new one, never half of each.
 
 A finished run is never lost to a figure: a figure that fails, or has nothing to show
@@ -33,12 +33,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import pandas as pd
 
-from . import plots, tables
-from .errors import WefeSameWarning
-from .interrupts import signals_deferred
-from .outdir import write_folder
-from .result import FIGURE_FORMATS, RankResult
-from .validation import as_list, check_choice, check_int
+from wefe_same.output import figures as plots, latex as tables
+from wefe_same.errors import WefeSameWarning
+from wefe_same.interrupts import signals_deferred
+from wefe_same.output.folder import write_folder
+from wefe_same.result import FIGURE_FORMATS, RankResult
+from wefe_same.validation import as_list, check_choice, check_int
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -310,7 +310,7 @@ def _pool(workers: int) -> ProcessPoolExecutor:
     context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
     if context.get_start_method() == "forkserver":
         # Workers fork from a server that has imported matplotlib and this module once.
-        context.set_forkserver_preload(["wefe_same.report", "matplotlib.figure",
+        context.set_forkserver_preload(["wefe_same.output.writer", "matplotlib.figure",
                                         "matplotlib.backends.backend_agg"])
     return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
 

@@ -1,7 +1,7 @@
 """Score matrices: every metric on every (model, subquery), seed 002 §3.2.
 
 Each model is read once: the union of every query word is looked up in one pass, and
-every metric then works on that small :class:`~wefe_same.vectors.VectorTable`.
+every metric then works on that small :class:`~wefe_same.scoring.vectors.VectorTable`.
 A set that lost too many words makes its subquery NaN with the reason; it never stops
 the run.
 """
@@ -19,12 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import resampling
-from .metrics.registry import MetricSpec
-from .metrics.result import MetricResult
-from .plan import ModelTask, RunPlan, Subquery, describe_overlap
-from .query import Query, WordSet
-from .vectors import Lookup, VectorTable, build_table
+from wefe_same.query import resample as resampling
+from wefe_same.metrics.registry import MetricSpec
+from wefe_same.metrics.result import MetricResult
+from wefe_same.query.expand import Subquery, describe_overlap
+from wefe_same.run.plan import ModelTask, RunPlan
+from wefe_same.query.sets import Query, WordSet
+from wefe_same.scoring.vectors import Lookup, VectorTable, build_table
 
 DETAIL_COLUMNS = [
     "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
@@ -255,7 +256,7 @@ def score_draws(table: VectorTable, plan: RunPlan, draws: Sequence[Mapping[str |
     Each draw maps a metric name (or None: every metric) to the words of every set; the
     permutation tests are skipped (only the values are needed).
     """
-    from .ranking import aggregate
+    from wefe_same.analysis.ranking import aggregate
 
     out = np.full((len(draws), len(plan.specs)), np.nan)
     for k, spec in enumerate(plan.specs):

@@ -25,7 +25,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import QueryError, bad_parameter, unknown_name
+from wefe_same.errors import QueryError, bad_parameter, unknown_name
 
 #: Keys a ``[sets.NAME]`` table may hold; ``description``, ``note`` and ``wefe_key`` are
 #: documentary (``aligned = true``: position i of the group's sets forms tuple i).
@@ -238,7 +238,7 @@ class QuerySet:
 
 def _bundled_dir() -> Path:
     """``queries/`` of the source tree (checkouts, editable installs) or its installed copy."""
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent  # the wefe_same package
     for candidate in (here / "bundled_queries", here.parent / "queries"):
         if any(candidate.glob("*.toml")):
             return candidate

@@ -9,7 +9,7 @@ from typing import Literal
 
 import numpy as np
 
-from .validation import check_choice, check_int
+from wefe_same.validation import check_choice, check_int
 
 Alternative = Literal["greater", "less", "two-sided"]
 ALTERNATIVES: tuple[Alternative, ...] = ("greater", "less", "two-sided")

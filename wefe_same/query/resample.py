@@ -35,9 +35,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from .errors import QueryError
-from .query import Query, QuerySet, WordSet
-from .validation import check_int
+from wefe_same.errors import QueryError
+from wefe_same.query.sets import Query, QuerySet, WordSet
+from wefe_same.validation import check_int
 
 Kind = Literal["bootstrap", "halves"]
 Role = Literal["targets", "attributes"]
@@ -300,12 +300,12 @@ def _plan_seed(plan: Any, kind: Kind) -> int:
 
 
 def word_draws(plan: Any, draws: int) -> WordDraws:
-    """:func:`bootstrap_draws` over a :class:`~wefe_same.plan.RunPlan`'s query sets."""
+    """:func:`bootstrap_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s query sets."""
     return bootstrap_draws(plan.query_sets, draws, _plan_seed(plan, "bootstrap"))
 
 
 def half_draws(plan: Any, halves: int) -> WordDraws:
-    """:func:`halves_draws` over a :class:`~wefe_same.plan.RunPlan`'s subqueries."""
+    """:func:`halves_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s subqueries."""
     return halves_draws(plan.subqueries, halves, _plan_seed(plan, "halves"))
 
 

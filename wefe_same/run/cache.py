@@ -3,11 +3,11 @@
 Two kinds of entry, both keyed by what decides their content and never by the model's
 name alone:
 
-- **vectors**: the :class:`~wefe_same.vectors.VectorTable` of a run's words (exact
+- **vectors**: the :class:`~wefe_same.scoring.vectors.VectorTable` of a run's words (exact
   float64 rows, the lookup statuses) and the model's description. Key: the source's
   ``identity()`` (file stats, package version, encoder settings: no model byte is
   read to compute it), the sorted words and a digest of the code that reads models.
-- **scores**: a :class:`~wefe_same.scoring.ModelScores` (lookups, details, word_bias
+- **scores**: a :class:`~wefe_same.scoring.model.ModelScores` (lookups, details, word_bias
   tables with their dtypes kept exactly, and any draw arrays). Key: the vectors key,
   the table's fingerprint (what the metrics actually saw), the model's name and
   ``plan.scoring_key()`` (words, options, seed, threshold, package and code version).
@@ -27,7 +27,7 @@ wrong key) is deleted with a :class:`~wefe_same.errors.WefeSameWarning` and
 recomputed, never trusted.
 
 >>> import tempfile
->>> from wefe_same.vectors import Lookup, VectorTable
+>>> from wefe_same.scoring.vectors import Lookup, VectorTable
 >>> cache = ModelCache(tempfile.mkdtemp())
 >>> table = VectorTable("toy", {"he": np.array([1.0, 2.0])}, [Lookup("he", "he", "exact")])
 >>> key = vectors_key({"kind": "toy", "version": 1}, ["he"])
@@ -55,10 +55,10 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from .errors import CacheError, WefeSameWarning
-from .vectors import Lookup, VectorTable
-from .processes import process_gone, process_start
-from .versions import code_digest
+from wefe_same.errors import CacheError, WefeSameWarning
+from wefe_same.scoring.vectors import Lookup, VectorTable
+from wefe_same.processes import process_gone, process_start
+from wefe_same.versions import code_digest
 
 #: Bump when the entry format or what a key covers changes: old entries are then ignored.
 FORMAT_VERSION = 1
@@ -144,7 +144,7 @@ def vectors_key(identity: Mapping[str, Any], words: Iterable[str]) -> str:
     """
     try:
         return _digest({"format": FORMAT_VERSION, "identity": identity, "words": sorted(set(words)),
-                        "code": code_digest("models", "vectors.py")})
+                        "code": code_digest("models", "scoring/vectors.py")})
     except (TypeError, ValueError) as err:
         raise CacheError(f"a model identity must be a JSON-able dict, got {identity!r} ({err})") from None
 
@@ -495,9 +495,9 @@ class ModelCache:
 
     def get_scores(self, key: str, factory: Any = None) -> Any:
         """The stored ModelScores (built with ``factory``, default
-        :class:`~wefe_same.scoring.ModelScores`), or None on a miss or a damaged entry."""
+        :class:`~wefe_same.scoring.model.ModelScores`), or None on a miss or a damaged entry."""
         if factory is None:
-            from .scoring import ModelScores as factory  # noqa: N813
+            from wefe_same.scoring.model import ModelScores as factory  # noqa: N813
         return self._read("scores", key, lambda meta, reader: factory(**_field_values(meta, reader)))
 
     # -- housekeeping

@@ -14,8 +14,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import MetricError, bad_parameter
-from .metrics.registry import MetricSpec
+from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.metrics.registry import MetricSpec
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 NanPolicy = Literal["skip", "propagate"]

@@ -28,8 +28,8 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
-from .errors import ExternalError, WefeSameWarning
-from .ranking import Ties, rank_values
+from wefe_same.errors import ExternalError, WefeSameWarning
+from wefe_same.analysis.ranking import Ties, rank_values
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
@@ -37,12 +37,12 @@ EXTERNAL_PREFIX = "external:"
 QUALITY_PREFIX = "quality:"
 #: Cells read as "no value" (NaN); compared case-insensitively after stripping.
 MISSING_CELLS = frozenset({"", "na", "nan", "n/a", "null", "none"})
-#: Tie rules of :func:`rank_external` (the run's, :data:`~wefe_same.ranking.Ties`).
+#: Tie rules of :func:`rank_external` (the run's, :data:`~wefe_same.analysis.ranking.Ties`).
 TIES: tuple[str, ...] = get_args(Ties)
 
 
 def _reserved_names() -> frozenset[str]:
-    from .metrics.registry import METRICS
+    from wefe_same.metrics.registry import METRICS
 
     return frozenset(METRICS) | {"quality", "overall", "model"}
 

@@ -15,14 +15,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
 
-from .errors import MetricError, QueryError
-from .metrics.registry import MetricSpec, check_options, resolve_metrics
-from .models.catalog import resolve_models
-from .models.options import LoadOptions
-from .models.sources import ModelSource
-from .query import Query, QueriesLike, QuerySet, load_queries
-from .validation import as_list, check_bool, check_choice, check_int, check_number
-from .versions import code_digest, package_version
+from wefe_same.errors import MetricError, QueryError
+from wefe_same.metrics.registry import MetricSpec, check_options, resolve_metrics
+from wefe_same.models.catalog import resolve_models
+from wefe_same.models.options import LoadOptions
+from wefe_same.models.sources import ModelSource
+from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
+from wefe_same.query.sets import QueriesLike, QuerySet, load_queries
+from wefe_same.validation import as_list, check_bool, check_choice, check_int, check_number
+from wefe_same.versions import code_digest, package_version
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 NanPolicy = Literal["skip", "propagate"]
@@ -30,60 +31,7 @@ Method = Literal["spearman", "kendall"]
 TIES = ("min", "average", "max", "dense", "first")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 #: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
-SCORING_CODE = ("metrics", "models", "vectors.py", "scoring.py", "stats.py", "resampling.py", "query.py")
-
-
-@dataclass(frozen=True)
-class Subquery:
-    """One column of a score matrix: a subquery and the query set it came from."""
-
-    query_set: str
-    query: Query
-
-    @property
-    def column(self) -> str:
-        return f"{self.query_set}:{self.query.id}"
-
-
-def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
-    """Q_F = Q_1(s) ∪ … ∪ Q_r(s): subqueries of the metric's template, duplicates merged."""
-    out: dict[str, Subquery] = {}
-    for qs in query_sets:
-        for query in qs.queries:
-            for sub in query.subqueries(spec.template):
-                out.setdefault(Subquery(qs.name, sub).column, Subquery(qs.name, sub))
-    if not out:
-        labels = "; ".join(f"{qs.name}: " + ", ".join(
-            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets)
-        raise MetricError(
-            f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
-        )
-    return list(out.values())
-
-
-def query_set_weights(query_sets: Sequence[QuerySet], spec: MetricSpec) -> dict[str, int]:
-    """w_s of the overall mean: the queries of set s that yield at least one subquery of
-    the metric's template (seed 002 §4.2)."""
-    return {qs.name: sum(1 for q in qs.queries if q.subqueries(spec.template)) for qs in query_sets}
-
-
-def describe_overlap(query: Query) -> list[str]:
-    """One message per pair of target sets of ``query`` that share words.
-
-    >>> from wefe_same.query import WordSet
-    >>> q = Query((WordSet("a", ["x", "y"]), WordSet("b", ["y", "z"])), (WordSet("c", ["w"]),))
-    >>> describe_overlap(q)
-    ["target sets 'a' and 'b' share 1 word: y"]
-    """
-    out = []
-    for i, a in enumerate(query.targets):
-        for b in query.targets[i + 1:]:
-            in_b = set(b.words)
-            shared = [w for w in a.words if w in in_b]
-            if shared:
-                out.append(f"target sets {a.name!r} and {b.name!r} share {len(shared)} word"
-                           f"{'s' if len(shared) > 1 else ''}: {', '.join(shared)}")
-    return out
+SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/ranking.py", "run/plan.py")
 
 
 @dataclass(frozen=True)
@@ -99,7 +47,7 @@ class ModelTask:
     options: LoadOptions = field(default_factory=LoadOptions)
 
     def source(self) -> ModelSource:
-        from .models.catalog import resolve_model
+        from wefe_same.models.catalog import resolve_model
 
         return resolve_model(self.spec, self.options)
 

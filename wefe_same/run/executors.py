@@ -12,7 +12,7 @@ whichever runs them:
 Every job runs with one BLAS thread, in-process too: a matrix product split over a
 different number of threads may round differently, and the same bytes come first.
 
-The cache (:mod:`wefe_same.cache`) is read and written by the calling process only;
+The cache (:mod:`wefe_same.run.cache`) is read and written by the calling process only;
 workers compute. Each model's entries are written as soon as it finishes, so a run
 killed at any point (SIGKILL included) and started again recomputes only the models
 that had not finished. A model whose scores are cached is never read: only its
@@ -23,8 +23,8 @@ process as that very error (one line), not wrapped in a remote traceback.
 
 With ``plan.shared_words`` a run has two stages: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
-every model has (:func:`~wefe_same.scoring.shared_vocabulary`,
-:func:`~wefe_same.scoring.restrict`).
+every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
+:func:`~wefe_same.scoring.model.restrict`).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from .cache import CacheStatus, ModelCache, scores_key, vectors_key
-from .errors import ModelError, WefeSameError, WefeSameWarning
-from .plan import ModelTask, RunPlan
-from .scoring import ModelScores, compact, load_table, restrict, score_table, shared_vocabulary
-from .validation import InvalidParameterError, check_int
-from .vectors import VectorTable
+from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
+from wefe_same.errors import ModelError, WefeSameError, WefeSameWarning
+from wefe_same.run.plan import ModelTask, RunPlan
+from wefe_same.scoring.model import ModelScores, compact, load_table, restrict, score_table, shared_vocabulary
+from wefe_same.validation import InvalidParameterError, check_int
+from wefe_same.scoring.vectors import VectorTable
 
 #: One job of an executor: a top-level function and its arguments (both picklable).
 Job = tuple[Callable[..., Any], tuple[Any, ...]]

@@ -26,7 +26,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .models.sources import ModelSource, lookup_with_status
+from wefe_same.models.sources import ModelSource, lookup_with_status
 
 LookupStatus = Literal["exact", "lower", "title", "subword", "missing", "zero vector", "non-finite vector"]
 #: Statuses of a word that has a usable vector.

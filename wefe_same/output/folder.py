@@ -34,10 +34,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .errors import OutputError
-from .interrupts import signals_deferred
-from .processes import boot_id, process_gone, process_start
-from .versions import package_version, sha256_file
+from wefe_same.errors import OutputError
+from wefe_same.interrupts import signals_deferred
+from wefe_same.processes import boot_id, process_gone, process_start
+from wefe_same.versions import package_version, sha256_file
 
 #: The manifest every output folder ends with.
 MANIFEST = "manifest.json"

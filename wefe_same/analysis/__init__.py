@@ -1,0 +1,1 @@
+"""What the rankings say: aggregation and ranks, correlations, intervals, external columns, sensitivity."""

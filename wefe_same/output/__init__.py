@@ -1,0 +1,1 @@
+"""The results folder: the folder contract, CSV and LaTeX tables, figures."""
