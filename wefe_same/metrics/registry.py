@@ -15,16 +15,20 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.errors import MetricError, unknown_name
-from wefe_same.query.sets import AtLeast, Template
 from wefe_same.metrics._permutation import ALTERNATIVES
-from wefe_same.validation import check_bool, check_choice, check_int, check_number
 from wefe_same.metrics.direct_bias import direct_bias
+from wefe_same.metrics.ect import ect
+from wefe_same.metrics.gweat import gweat
+from wefe_same.metrics.mac import mac
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.ripa import ripa
 from wefe_same.metrics.rnd import rnd
 from wefe_same.metrics.rnsb import rnsb
-from wefe_same.metrics.coherence import ect, ripa
 from wefe_same.metrics.same import same, same_skew, same_stereotype
-from wefe_same.metrics.weat import gweat, mac, weat, weat_effect_size
+from wefe_same.metrics.weat import weat
+from wefe_same.metrics.weat_es import weat_effect_size
+from wefe_same.query.sets import AtLeast, Template
+from wefe_same.validation import check_bool, check_choice, check_int, check_number
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
