@@ -29,7 +29,7 @@ from wefe_same.errors import WefeSameWarning
 from wefe_same.models.options import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.run.plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
-from wefe_same.query.sets import QueriesLike
+from wefe_same.query.files import QueriesLike
 from wefe_same.validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
 from wefe_same.versions import package_version
 

@@ -188,7 +188,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
-    from wefe_same.query.sets import bundled_query_sets, load_queries
+    from wefe_same.query.files import bundled_query_sets, load_queries
 
     for qs in load_queries(bundled_query_sets()):
         print(f"{qs.name:10} {len(qs.queries):3} queries {len(qs.sets):3} sets  {qs.description or ''}")

@@ -21,7 +21,8 @@ from wefe_same.models.catalog import resolve_models
 from wefe_same.models.options import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
-from wefe_same.query.sets import QueriesLike, QuerySet, load_queries
+from wefe_same.query.files import QueriesLike, load_queries
+from wefe_same.query.sets import QuerySet
 from wefe_same.validation import as_list, check_bool, check_choice, check_int, check_number
 from wefe_same.versions import code_digest, package_version
 
