@@ -17,10 +17,10 @@ from wefe_same.metrics.registry import MetricSpec
 from wefe_same.analysis.ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
 from wefe_same.metrics._permutation import percentile_interval, stratified_bootstrap
 
-Method = Literal["spearman", "kendall"]
+CorrelationMethod = Literal["spearman", "kendall"]
 
 
-def correlations(rankings: pd.DataFrame, method: Method = "spearman") -> tuple[pd.DataFrame, pd.DataFrame]:
+def correlations(rankings: pd.DataFrame, method: CorrelationMethod = "spearman") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pairwise rank correlation between the columns of ``rankings``.
 
     Models where either column is NaN are left out of that pair. A pair with fewer than

@@ -28,7 +28,7 @@ from wefe_same.versions import code_digest, package_version
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 NanPolicy = Literal["skip", "propagate"]
-Method = Literal["spearman", "kendall"]
+CorrelationMethod = Literal["spearman", "kendall"]
 TIES = ("min", "average", "max", "dense", "first")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 #: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
@@ -77,7 +77,7 @@ class RunPlan:
     missing_threshold: float = 0.2
     ties: Ties = "min"
     nan_policy: NanPolicy = "skip"
-    correlation: Method = "spearman"
+    correlation: CorrelationMethod = "spearman"
     permutations: int = 10_000
     bootstrap: int = 0
     bootstrap_words: int = 0
