@@ -1,4 +1,4 @@
-"""gWEAT, the generalised WEAT for n groups (Swinger et al. 2019; Schröder et al. 2024, eq. 3)."""
+"""gWEAT, the generalised WEAT for n groups (Swinger et al. 2019; Schröder, Schulz & Hammer 2024, eq. 3)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from wefe_same.metrics.result import MetricResult
 
 
 def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResult:
-    """g = Σ_i (X̄_i − μ) · (Ā_i − Ā), target set i paired with attribute set i (seed 001 eq. 3).
+    """g = Σ_i (X̄_i − μ) · (Ā_i − Ā), target set i paired with attribute set i
+    (Schröder, Schulz & Hammer 2024, eq. 3).
 
     X̄_i, Ā_i are means of unit vectors, μ and Ā their means. With two pairs of equal size
     m, g = WEAT / (2m).

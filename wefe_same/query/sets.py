@@ -1,4 +1,4 @@
-"""Word sets, queries and templates (WEFE, seed 002 §3.1); query files are read by
+"""Word sets, queries and templates (WEFE, Badilla et al. 2020, §3.1); query files are read by
 :mod:`wefe_same.query.files`.
 
 A *target set* names a social group, an *attribute set* names traits or neutral words.
@@ -191,7 +191,7 @@ class Query:
         return frozenset(w for s in (*self.targets, *self.attributes) for w in s.words)
 
     def subqueries(self, template: Template) -> list[Query]:
-        """Every subquery of ``template``'s shape (seed 002 §3.1), in set order."""
+        """Every subquery of ``template``'s shape (Badilla et al. 2020, §3.1), in set order."""
         return [
             Query(targets, attributes, name=self.name)
             for targets in _choose(self.targets, template.targets)
