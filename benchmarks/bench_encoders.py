@@ -43,7 +43,7 @@ DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 
 
 def run_words(limit: int | None) -> list[str]:
-    from wefe_same.query.sets import load_queries
+    from wefe_same.query.files import load_queries
 
     words = sorted(set().union(*(qs.words for qs in load_queries(list(DEFAULT_QUERIES)))))
     return words[:limit] if limit else words

@@ -85,7 +85,7 @@ print(json.dumps({"import": t1 - t0, "load": t2 - t1, "found": found, "sum": tot
 
 
 def run_words(queries: list[str]) -> list[str]:
-    from wefe_same.query.sets import load_queries
+    from wefe_same.query.files import load_queries
 
     return sorted(set().union(*(qs.words for qs in load_queries(queries))))
 

@@ -87,7 +87,7 @@ def weat_queries(wefe) -> dict[str, list]:
 
     from wefe_same.metrics.registry import get_metric
     from wefe_same.query.expand import expand
-    from wefe_same.query.sets import load_queries
+    from wefe_same.query.files import load_queries
 
     (qs,) = load_queries("weat")
     keys = {name: t.get("wefe_key") for name, t in tomllib.loads((ROOT / "queries" / "weat.toml").read_text())

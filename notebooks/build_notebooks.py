@@ -359,7 +359,8 @@ behaving.
 import math
 import numpy as np
 import pandas as pd
-from wefe_same.metrics.weat import association, weat, weat_effect_size
+from wefe_same.metrics.weat import association, weat
+from wefe_same.metrics.weat_es import weat_effect_size
 from wefe_same.metrics.same import same, same_skew, same_stereotype
 from wefe_same.metrics.direct_bias import direct_bias
 

@@ -24,7 +24,7 @@ from conftest import no_hang  # noqa: E402
 from wefe_same import WefeSameError  # noqa: E402
 from wefe_same.models import LoadOptions, resolve_model  # noqa: E402
 from wefe_same.models.readers import TextVectorsSource, Word2VecBinarySource, load_npy  # noqa: E402
-from wefe_same.query.sets import load_query_file  # noqa: E402
+from wefe_same.query.files import load_query_file  # noqa: E402
 
 # Third-party warnings on garbage input (numpy on Python 2 .npy headers, gensim's arithmetic
 # on fuzzed fastText weights); wefe_same's own RuntimeWarnings stay errors (pyproject).

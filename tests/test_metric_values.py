@@ -8,7 +8,9 @@ import pytest
 from wefe_same.metrics.direct_bias import direct_bias
 from wefe_same.metrics.rnd import rnd
 from wefe_same.metrics.same import bias_basis, same
-from wefe_same.metrics.weat import association, mac, weat, weat_effect_size
+from wefe_same.metrics.mac import mac
+from wefe_same.metrics.weat import association, weat
+from wefe_same.metrics.weat_es import weat_effect_size
 
 e1, e2, e3, e4 = np.eye(4)
 R2 = math.sqrt(2)

@@ -17,7 +17,7 @@ from wefe_same.models.debias import (
     MulticlassHardDebiasedSource,
     manzini_debiased,
 )
-from wefe_same.query.sets import load_queries
+from wefe_same.query.files import load_queries
 from wefe_same.validation import InvalidParameterError
 
 FOLDS = (str.lower, str.title, str.upper)

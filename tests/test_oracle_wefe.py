@@ -61,9 +61,12 @@ import numpy as np
 import pytest
 
 from wefe_same import load_queries
-from wefe_same.metrics.coherence import ect, ripa
+from wefe_same.metrics.ect import ect
+from wefe_same.metrics.mac import mac
+from wefe_same.metrics.ripa import ripa
 from wefe_same.metrics.rnd import rnd
-from wefe_same.metrics.weat import mac, weat, weat_effect_size
+from wefe_same.metrics.weat import weat
+from wefe_same.metrics.weat_es import weat_effect_size
 from wefe_same.models import resolve_model
 
 # wefe 0.4.1 is a dependency of wefe_same (it carries the word2vec-gnews-weat model), so the

@@ -5,7 +5,7 @@ import tomllib
 import pytest
 
 from wefe_same import AtLeast, Query, QueryError, Template, WordSet, load_queries
-from wefe_same.query.sets import bundled_query_sets, load_query_file
+from wefe_same.query.files import bundled_query_sets, load_query_file
 
 WOMEN, MEN = WordSet("women", ["she", "woman"]), WordSet("men", ["he", "man"])
 SCIENCE, ART = WordSet("science", ["physics"]), WordSet("art", ["poetry"])

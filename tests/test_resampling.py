@@ -11,7 +11,7 @@ from wefe_same import Query, QueryError, WordSet
 from wefe_same.analysis.correlation import robustness_table, summarize_draws
 from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
-from wefe_same.query.sets import load_queries, load_query_file
+from wefe_same.query.files import load_queries, load_query_file
 from wefe_same.query.resample import (
     NEUTRAL_ROLE_BY_METRIC, aligned_groups, bootstrap_draws, close_tuples, half_size, halves_draws,
     neutral_role,

@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 
 from wefe_same import rank
-from wefe_same.metrics.weat import association, weat, weat_effect_size
+from wefe_same.metrics.weat import association, weat
+from wefe_same.metrics.weat_es import weat_effect_size
 from wefe_same.metrics._permutation import weat_permutation_test
 
 

@@ -7,7 +7,8 @@ import pytest
 
 from wefe_same.metrics.direct_bias import direct_bias
 from wefe_same.metrics.same import bias_basis, same, same_skew, same_stereotype
-from wefe_same.metrics.weat import association, weat, weat_effect_size
+from wefe_same.metrics.weat import association, weat
+from wefe_same.metrics.weat_es import weat_effect_size
 
 e1, e2, e3, e4 = np.eye(4)
 A, B = e1[None], e2[None]

@@ -29,7 +29,7 @@ from wefe_same.errors import WefeSameWarning
 from wefe_same.models.options import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.run.plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
-from wefe_same.query.sets import QueriesLike
+from wefe_same.query.files import QueriesLike
 from wefe_same.validation import InvalidParameterError, as_list, check_bool, check_choice, check_int
 from wefe_same.versions import package_version
 
@@ -87,7 +87,7 @@ def rank(
     cache: bool | str | Path | None = None,
     progress: bool | None = None,
 ) -> RankResult:
-    """Rank embedding models by fairness under many metrics (seed 002 §3.2).
+    """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
     Every argument is checked before any model is read; a bad one raises
     :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``) or another
@@ -124,7 +124,7 @@ def rank(
         Draws that resample the words inside every set (sizes kept, aligned tuples as
         tuples): intervals of the aggregates and of each model's rank.
     halves : int >= 0
-        Random halves of the neutral words (seed 000 §5.3.1): the ``robustness`` table.
+        Random halves of the neutral words (Schröder et al. 2021, §5.3.1): the ``robustness`` table.
     shared_words : bool
         Score every model on the words all models have (per set; aligned tuples whole).
     quality : list of str, optional

@@ -1,9 +1,9 @@
 """Property audit: which metrics are magnitude-comparable, unbiased-trustworthy, skew- and
-stereotype-sensitive (seed 000 Definitions 5–8), checked on constructed embeddings.
+stereotype-sensitive (Schröder et al. 2021, Definitions 5–8), checked on constructed embeddings.
 
 Nothing here is typed in: every cell of the table comes from running the metric on
 constructed group configurations and word sets whose ground truth (biased, skewed,
-stereotyped; seed 000 Definitions 1–4) is computed from s(w, A_i) = mean_a cos(w, a).
+stereotyped; Schröder et al. 2021, Definitions 1–4) is computed from s(w, A_i) = mean_a cos(w, a).
 A property fails as soon as one constructed case breaks it; the case is the evidence.
 
 The roles follow each metric's template: a metric that takes one attribute set (SAME,
@@ -79,16 +79,18 @@ def _unit_rows(M: np.ndarray) -> np.ndarray:
 
 
 def group_configurations(dim: int) -> list[Groups]:
-    """Group geometries whose differences matter to some metric (seed 000 §3.4, seed 004 §4)."""
+    """Group geometries whose differences matter to some metric (Schröder et al. 2021, §3.4;
+    Schröder, Schulz, Hinder & Hammer 2024, §4)."""
     e = np.eye(dim)
     theta = math.pi / 3
-    x, r = 1.0, 2.0  # seed 004 Theorem 6: a = (−x, r·x), c = −a, r > 1
+    x, r = 1.0, 2.0  # Schröder, Schulz, Hinder & Hammer 2024, Theorem 6: a = (−x, r·x), c = −a, r > 1
     a1, a2 = _unit(-x * e[0] + r * x * e[1]), _unit(-x * e[0] - r * x * e[1])
     return [
         Groups("orthogonal groups", (e[[0]], e[[1]])),
         Groups("groups at 60 degrees", (e[[0]], (math.cos(theta) * e[0] + math.sin(theta) * e[1])[None])),
         Groups("opposite groups (she = -he)", (e[[0]], -e[[0]])),
-        Groups("Direct Bias PCA counterexample (seed 004 Thm 6)", (np.array([a1, a2]), np.array([-a1, -a2]))),
+        Groups("Direct Bias PCA counterexample (Schröder, Schulz, Hinder & Hammer 2024, Thm 6)",
+               (np.array([a1, a2]), np.array([-a1, -a2]))),
         Groups("two words per group", (
             _unit_rows(np.array([e[0] + 0.3 * e[3], e[0] - 0.3 * e[3]])),
             _unit_rows(np.array([e[1] + 0.3 * e[4], e[1] - 0.3 * e[4]])),
@@ -125,7 +127,7 @@ def cases(groups: Groups, dim: int, rng: np.random.Generator) -> list[Case]:
             [word(0.5, p), word(0.5, q), word(0.5, p + q), word(0.5, p - q)])),
         Case("opposite biases that cancel (stereotype, no skew)", groups, np.array(
             [word(0.5, p), word(-0.5, q), word(0.5, q), word(-0.5, p)])),
-        Case("X and Y with the same biases (seed 000 Thm 2)", groups, np.array(
+        Case("X and Y with the same biases (Schröder et al. 2021, Thm 2)", groups, np.array(
             [word(0.3, p), word(0.6, q), word(0.3, q), word(0.6, p)])),
         Case("stereotype aligned with X/Y", groups, np.array(
             [word(0.5, p), word(0.4, q), word(-0.5, q), word(-0.4, p)])),
@@ -207,7 +209,7 @@ def audit_metric(spec: MetricSpec, dim: int, random_state: int = 0) -> dict[str,
 
 def audit(metrics: Iterable[str] | None = None, model: str | None = None, dim: int = 300,
           random_state: int = 0) -> pd.DataFrame:
-    """Check seed 000's properties for every metric on embeddings constructed in ``dim``
+    """Check the properties of Schröder et al. 2021 for every metric on embeddings constructed in ``dim``
     dimensions (the model's dimension when ``model`` is given).
 
     Returns

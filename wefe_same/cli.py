@@ -123,7 +123,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
     marks = table[list(PROPERTIES)].replace({True: "yes", False: "no"})
     with pd.option_context("display.width", 160):
-        print(f"Properties of the bias scores (seed 000 Defs 5-8), checked on constructed "
+        print(f"Properties of the bias scores (Schröder et al. 2021, Defs 5-8), checked on constructed "
               f"embeddings in {table.attrs['dim']} dimensions:")
         print(marks.to_string())
     write_folder(out, lambda tmp: table.to_csv(tmp / "audit.csv"), {"command": "audit", "dim": table.attrs["dim"]},
@@ -145,8 +145,8 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     table = result.extra["robustness"]
     result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
     with pd.option_context("display.width", 160, "display.max_columns", 20):
-        print(f"Robustness to subset selection (seed 000 §5.3.1): mean |b(W_i) - b(W)| over {args.halves} "
-              "random halves W_i of the neutral words")
+        print("Robustness to subset selection (Schröder et al. 2021, §5.3.1): mean |b(W_i) - b(W)| over "
+              f"{args.halves} random halves W_i of the neutral words")
         print(table.pivot(index="model", columns="metric", values="mean_abs_change").round(4).to_string())
     print(f"\nWrote {out}")
     return 0
@@ -188,7 +188,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
 
 
 def _cmd_queries(args: argparse.Namespace) -> int:
-    from wefe_same.query.sets import bundled_query_sets, load_queries
+    from wefe_same.query.files import bundled_query_sets, load_queries
 
     for qs in load_queries(bundled_query_sets()):
         print(f"{qs.name:10} {len(qs.queries):3} queries {len(qs.sets):3} sets  {qs.description or ''}")

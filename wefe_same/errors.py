@@ -2,6 +2,13 @@
 
 The CLI turns any :class:`WefeSameError` into one line on stderr and exit code 2.
 Message templates are module constants so that tests can import and match them.
+
+One class per kind of failure. The kinds that mean "a value the user gave is wrong"
+(a query, a metric name or option, a quality benchmark, an external table; and
+:class:`~wefe_same.validation.InvalidParameterError` for any other argument) are also
+:class:`ValueError`, as in scikit-learn, so ``except ValueError`` catches them. The
+kinds about the world outside the arguments (a model file that cannot be read, an
+output folder or cache that cannot be used, an executor that cannot start) are not.
 """
 
 from __future__ import annotations
@@ -13,23 +20,27 @@ class WefeSameError(Exception):
     """Base class of every error this library raises on bad input."""
 
 
-class QueryError(WefeSameError):
+class QueryError(WefeSameError, ValueError):
     """A word set, query, template or query file is malformed."""
 
 
 class ModelError(WefeSameError):
-    """A model specification cannot be resolved or read."""
+    """A model specification cannot be resolved or read.
+
+    Not a :class:`ValueError`: most of these are files that cannot be read, and model
+    loaders catch ``ValueError`` from third-party parsers to name the file.
+    """
 
 
-class MetricError(WefeSameError):
+class MetricError(WefeSameError, ValueError):
     """An unknown metric, a bad metric option, or a query that does not fit a metric."""
 
 
-class QualityError(WefeSameError):
+class QualityError(WefeSameError, ValueError):
     """An unknown quality benchmark, a malformed benchmark file, or a bad quality option."""
 
 
-class ExternalError(WefeSameError):
+class ExternalError(WefeSameError, ValueError):
     """An external table is malformed: its message names the file, the column and the row."""
 
 
@@ -39,6 +50,10 @@ class OutputError(WefeSameError):
 
 class CacheError(WefeSameError):
     """The cache directory cannot be used."""
+
+
+class ExecutorError(WefeSameError):
+    """The executor asked for cannot be used (no dask, an unreachable scheduler)."""
 
 
 class WefeSameWarning(UserWarning):

@@ -55,7 +55,7 @@ class RankResult:
         With ``rank(..., quality=[...])``: model, benchmark, score, coverage, n_items.
         :attr:`rankings` and :attr:`aggregates` then gain a column per benchmark
         (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
-        rank of the sum of the per-benchmark ranks, like seed 002's WEB column).
+        rank of the sum of the per-benchmark ranks, like the WEB column of Badilla et al. 2020).
     extra : dict of str to DataFrame
         Further long tables, each written as ``NAME.csv`` without index
         (``aggregation``, ``word_bootstrap``, ``robustness``, ``external``, …). A

@@ -41,7 +41,7 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tu
         index=list(models), columns=list(dict.fromkeys(table["benchmark"])))
     scores.columns = [QUALITY_PREFIX + c for c in scores.columns]
     ranks = rank_values(scores, ascending=False, ties=ties)
-    # Seed 002's WEB column: the models ranked by the sum of their per-benchmark ranks.
+    # The WEB column of Badilla et al. 2020: the models ranked by the sum of their per-benchmark ranks.
     ranks["quality"] = rank_values(ranks.astype("float64").sum(axis=1, min_count=len(ranks.columns)), ties=ties)
     return scores, ranks
 

@@ -17,10 +17,10 @@ from wefe_same.metrics.registry import MetricSpec
 from wefe_same.analysis.ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
 from wefe_same.metrics._permutation import percentile_interval, stratified_bootstrap
 
-Method = Literal["spearman", "kendall"]
+CorrelationMethod = Literal["spearman", "kendall"]
 
 
-def correlations(rankings: pd.DataFrame, method: Method = "spearman") -> tuple[pd.DataFrame, pd.DataFrame]:
+def correlations(rankings: pd.DataFrame, method: CorrelationMethod = "spearman") -> tuple[pd.DataFrame, pd.DataFrame]:
     """Pairwise rank correlation between the columns of ``rankings``.
 
     Models where either column is NaN are left out of that pair. A pair with fewer than
@@ -244,7 +244,7 @@ def subquery_draws(
 
 
 def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
-    """Seed 000 §5.3.1 (Table 6): per model and metric, mean |b(W_i) − b(W)| over the halves.
+    """Schröder et al. 2021, §5.3.1 (Table 6): per model and metric, mean |b(W_i) − b(W)| over the halves.
 
     Parameters
     ----------
@@ -257,7 +257,7 @@ def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
     -------
     DataFrame (model, metric, halves, mean_abs_change, relative)
         ``halves``: the halves with a defined score; ``relative`` = mean_abs_change / |b(W)|
-        (NaN when b(W) is 0 or NaN). Seed 000's Table 6 further averages over models and
+        (NaN when b(W) is 0 or NaN). Table 6 of Schröder et al. 2021 further averages over models and
         divides by the width of each score's range; this table keeps every model.
 
     >>> point = pd.DataFrame({"SAME": [0.2, 0.4]}, index=["a", "b"])

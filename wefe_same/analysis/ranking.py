@@ -1,4 +1,4 @@
-"""Aggregation by each metric's order relation, and rankings (seed 002 §3.2, §4.2).
+"""Aggregation by each metric's order relation, and rankings (Badilla et al. 2020, §3.2, §4.2).
 
 Aggregation must be monotone in the metric's order: mean |x| for |x|-ordered metrics,
 mean x for ascending and descending ones, mean |x − ideal| for an ideal value. After
@@ -54,7 +54,7 @@ def aggregate(
     -------
     DataFrame, models × (query sets …, "overall")
         The overall column is the mean of the query-set aggregates weighted by query-set
-        size (seed 002 §4.2).
+        size (Badilla et al. 2020, §4.2).
     """
     if nan_policy not in ("skip", "propagate"):
         raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip' or 'propagate'", nan_policy))

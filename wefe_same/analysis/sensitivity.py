@@ -7,9 +7,9 @@ The per-metric rankings are combined into one overall ranking in three ways:
     the models (0 = the least biased model of the run, 1 = the most biased; descending
     metrics are flipped first), so that no metric weighs more because of its scale. This
     is the "mean of the scores" that benchmark tables use (WEFE's overall aggregate is
-    the same mean across query sets within one metric, seed 002 §4.2).
+    the same mean across query sets within one metric, Badilla et al. 2020, §4.2).
 ``borda``
-    The sum of the per-metric ranks (the Borda count; seed 002's accumulated rankings,
+    The sum of the per-metric ranks (the Borda count; the accumulated rankings of Badilla et al. 2020,
     Fig. 2, and its WEB column). A model with no rank in one of the metrics has no sum.
 ``median``
     The median of the per-metric ranks it has.

@@ -68,7 +68,7 @@ def weat_permutation_test(
     * sampled: p = (k + 1) / (N + 1), k = #{N random splits with t_i ≥ t_obs}, the
       Monte-Carlo form of the same quantity (Phipson & Smyth 2010).
 
-    Why "≥" and not Caliskan et al.'s strict ">" (seed 000 eq. 6): under the null
+    Why "≥" and not Caliskan et al.'s strict ">" (Schröder et al. 2021, eq. 6): under the null
     hypothesis every split is equally likely to be the observed one, so counting it and
     its ties makes the test valid, P(p ≤ α) ≤ α for every α, also when statistics tie
     (few distinct words, duplicated vectors, integer-like scores). The strict rule is
@@ -92,7 +92,7 @@ def weat_permutation_test(
         Splits to sample when the number of splits C(n, n_x) exceeds ``exact_limit``;
         0 skips the test.
     alternative : {"greater", "less", "two-sided"}
-        "greater" is the one-sided test of seed 000 eq. 6; "less" the lower tail;
+        "greater" is the one-sided test (Schröder et al. 2021, eq. 6); "less" the lower tail;
         "two-sided" compares |statistics| and is right for negative statistics too.
     exact_limit : int
         Enumerate every split when there are at most this many; 0 always samples.

@@ -1,4 +1,4 @@
-"""Direct Bias (Bolukbasi et al. 2016), with a k-dimensional PCA subspace (seed 001 eq. 17)."""
+"""Direct Bias (Bolukbasi et al. 2016), with a k-dimensional PCA subspace (Schröder, Schulz & Hammer 2024, eq. 17)."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
     *groups : ndarray, each of shape (p, d)
         Aligned defining words: row j of every group forms the j-th defining tuple.
     k : int, optional
-        Number of principal components; default ``n_groups − 1`` (seed 001 §4.3.2).
+        Number of principal components; default ``n_groups − 1`` (Schröder, Schulz & Hammer 2024, §4.3.2).
     c : float >= 0, default 1
         Strictness exponent (Bolukbasi et al. 2016, §5). ``c = 0`` follows their
         convention that |cos(w, g)|⁰ is 0 when w is orthogonal to the bias direction and

@@ -15,16 +15,20 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.errors import MetricError, unknown_name
-from wefe_same.query.sets import AtLeast, Template
 from wefe_same.metrics._permutation import ALTERNATIVES
-from wefe_same.validation import check_bool, check_choice, check_int, check_number
 from wefe_same.metrics.direct_bias import direct_bias
+from wefe_same.metrics.ect import ect
+from wefe_same.metrics.gweat import gweat
+from wefe_same.metrics.mac import mac
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.ripa import ripa
 from wefe_same.metrics.rnd import rnd
 from wefe_same.metrics.rnsb import rnsb
-from wefe_same.metrics.coherence import ect, ripa
 from wefe_same.metrics.same import same, same_skew, same_stereotype
-from wefe_same.metrics.weat import gweat, mac, weat, weat_effect_size
+from wefe_same.metrics.weat import weat
+from wefe_same.metrics.weat_es import weat_effect_size
+from wefe_same.query.sets import AtLeast, Template
+from wefe_same.validation import check_bool, check_choice, check_int, check_number
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
@@ -74,7 +78,7 @@ PERMUTATION_OPTIONS: dict[str, OptionCheck] = {
 #: Details of WEAT and WEAT-ES that ``details.csv`` shows as columns of their own.
 PERMUTATION_DETAILS = ("p_value", "n_splits", "p_method")
 
-#: What each order relation means (seed 002 §3.1: the relation says which score is less biased).
+#: What each order relation means (Badilla et al. 2020, §3.1: the relation says which score is less biased).
 ORDER_MEANING: dict[Order, str] = {
     "abs": "|x| ascending (0 is unbiased)",
     "ascending": "x ascending (0 is unbiased)",
@@ -239,7 +243,7 @@ METRICS: dict[str, MetricSpec] = {
             call=lambda t, a, **o: same(a[0], *t, **o),
             template=Template(AtLeast(2), 1), order="ascending", word_role="attributes", pair_keyed=True,
             formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
-            reference="Schröder, Schulz & Hammer 2024 (seed 001 §3)",
+            reference="Schröder, Schulz & Hammer 2024, §3",
         ),
         MetricSpec(
             name="DirectBias", func=direct_bias,
@@ -247,14 +251,14 @@ METRICS: dict[str, MetricSpec] = {
             template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
             word_role="attributes", option_checks={"k": integer(1, none=True), "c": number(0)},
             formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
-            reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: seed 001 eq. 17",
+            reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: Schröder, Schulz & Hammer 2024, eq. 17",
         ),
         MetricSpec(
             name="gWEAT", func=gweat,
             call=lambda t, a, **o: gweat(t, a, **o),
             template=Template(AtLeast(2), AtLeast(2)), order="abs",
             formula="Σ_i (T̄_i − μ)·(Ā_i − Ā), target set i paired with attribute set i, unit vectors",
-            reference="Swinger et al. 2019, AIES; as in seed 001 eq. 3",
+            reference="Swinger et al. 2019, AIES; as in Schröder, Schulz & Hammer 2024, eq. 3",
         ),
         MetricSpec(
             name="ECT", func=ect,
@@ -275,14 +279,14 @@ METRICS: dict[str, MetricSpec] = {
             call=lambda t, a, **o: same_skew(a[0], *t, **o),
             template=Template(AtLeast(2), 1), order="abs", pair_keyed=True,
             formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
-            reference="Schröder et al. 2021 (seed 000 §4.4)",
+            reference="Schröder et al. 2021, §4.4",
         ),
         MetricSpec(
             name="SAME-stereotype", func=same_stereotype,
             call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
             template=Template(AtLeast(2), 1), order="ascending", pair_keyed=True,
             formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
-            reference="Schröder et al. 2021 (seed 000 §4.4)",
+            reference="Schröder et al. 2021, §4.4",
         ),
     ]
 }

@@ -1,4 +1,4 @@
-"""Relative Norm Distance (Garg et al. 2018, eq. 3; seed 002 §4.1)."""
+"""Relative Norm Distance (Garg et al. 2018, eq. 3; Badilla et al. 2020, §4.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Relative Negative Sentiment Bias (Sweeney & Najafian 2019), as WEFE generalises it (seed 002 §4.1).
+"""Relative Negative Sentiment Bias (Sweeney & Najafian 2019), as WEFE generalises it (Badilla et al. 2020, §4.1).
 
 Each classifier is WEFE's: scikit-learn's ``LogisticRegression`` with its default
 objective — L2 penalty, C = 1, an unpenalised intercept —

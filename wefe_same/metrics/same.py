@@ -1,5 +1,5 @@
-"""SAME, Scoring Association Means of word Embeddings (Schröder et al.; seed 001 §3.1–3.2),
-and its skew and stereotype scores (seed 000 §4.4).
+"""SAME, Scoring Association Means of word Embeddings (Schröder, Schulz & Hammer 2024, §3.1–3.2),
+and its skew and stereotype scores (Schröder et al. 2021, §4.4).
 
 In this library the groups (SAME's "attribute sets") are the query's target sets and
 the neutral words (SAME's "targets") its one attribute set: template (N, 1).
@@ -18,7 +18,8 @@ DEPENDENCE_TOL = 1e-10
 
 
 def bias_basis(group_means: np.ndarray) -> np.ndarray:
-    """Orthonormal basis of the bias subspace from the directions â_i − â_0 (seed 001 eq. 13).
+    """Orthonormal basis of the bias subspace from the directions â_i − â_0
+    (Schröder, Schulz & Hammer 2024, eq. 13).
 
     Gram–Schmidt in the order of the groups; a direction that depends linearly on the
     previous ones is dropped, giving a smaller subspace.
@@ -78,7 +79,7 @@ def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
 
 
 def same_skew(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
-    """Skew: the mean of the signed binary SAME over the neutral words (seed 000 §4.4).
+    """Skew: the mean of the signed binary SAME over the neutral words (Schröder et al. 2021, §4.4).
 
     Two groups: the signed mean, 0 when the words are not on average closer to either
     group. More groups: the mean over all pairs i < j of |skew_ij|; each pair's signed
@@ -89,7 +90,7 @@ def same_skew(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
 
 def same_stereotype(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     """Stereotype: the (population) standard deviation of the signed binary SAME over the
-    neutral words (seed 000 §4.4); with more groups the mean over all pairs i < j."""
+    neutral words (Schröder et al. 2021, §4.4); with more groups the mean over all pairs i < j."""
     return _reduce(T, groups, np.std, signed_value=False)
 
 

@@ -188,7 +188,7 @@ def _catalog_identity(entry: CatalogEntry) -> dict | None:
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:
     """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
     from wefe_same.models.debias import HardDebiasedSource
-    from wefe_same.query.sets import load_queries
+    from wefe_same.query.files import load_queries
 
     (lists,) = load_queries("bolukbasi")
 

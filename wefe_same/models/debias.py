@@ -447,7 +447,7 @@ def manzini_debiased(base: ModelSource, group: Literal["religion", "race"], *, n
     The file's sets ``{group}_defining_*`` are the defining sets, ``{group}_equalize_*``
     the equality sets and ``{group}_specific`` (if any) the words kept from neutralising.
     """
-    from wefe_same.query.sets import load_queries
+    from wefe_same.query.files import load_queries
 
     suffix = {g: s for s, g in MULTICLASS_VARIANTS.items()}[check_choice(group, "group", "manzini_debiased",
                                                                        MULTICLASS_VARIANTS.values())]

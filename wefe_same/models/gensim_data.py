@@ -31,7 +31,7 @@ from wefe_same.models.readers import open_vectors_file
 from wefe_same.models.sources import ModelSource
 
 SCHEME = "gensim-data"
-#: The gensim-data models of the WEFE case study (seed 002 §4; the paper used Numberbatch 19.08-en,
+#: The gensim-data models of the WEFE case study (Badilla et al. 2020, §4; the paper used Numberbatch 19.08-en,
 #: gensim-data has the multilingual 17.06), as gensim-data names them.
 CASE_STUDY = (
     "conceptnet-numberbatch-17-06-300",

@@ -70,7 +70,7 @@ def missing_ranks(rankings: pd.DataFrame) -> dict[str, list[str]]:
 
 
 def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
-    """Stacked bars of each model's ranks, one segment per column (seed 002 Figure 2).
+    """Stacked bars of each model's ranks, one segment per column (Badilla et al. 2020, Figure 2).
 
     The longer the bar, the lower the model sits in the rankings overall. A missing
     rank (NaN) adds no segment: such a model is listed after the complete ones, its
@@ -184,7 +184,7 @@ def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: st
 
 def robustness(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
                cmap: str = "Reds") -> Axes:
-    """Heatmap of the robustness table (seed 000 §5.3.1), models × metrics.
+    """Heatmap of the robustness table (Schröder et al. 2021, §5.3.1), models × metrics.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Tables for papers: LaTeX (booktabs) and Markdown, in the style of seed 002 Table 1.
+"""Tables for papers: LaTeX (booktabs) and Markdown, in the style of Badilla et al. 2020, Table 1.
 
 ``rankings`` gives "rank (score)" per metric, the best in bold, one block per query set
 plus "Overall", and the quality ranks (higher score = better) in the Overall block.

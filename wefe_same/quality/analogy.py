@@ -31,8 +31,8 @@ from wefe_same.quality.datasets import AnalogyDataset
 from wefe_same.quality.similarity import Missing, check_missing
 from wefe_same.quality.vocab import MISSING, Coverage, Vocabulary
 
-Method = Literal["3cosadd", "3cosmul"]
-METHODS: tuple[Method, ...] = ("3cosadd", "3cosmul")
+AnalogyMethod = Literal["3cosadd", "3cosmul"]
+METHODS: tuple[AnalogyMethod, ...] = ("3cosadd", "3cosmul")
 #: Levy & Goldberg's (2014) epsilon in the 3CosMul denominator (gensim uses 1e-6).
 COSMUL_EPSILON = 1e-3
 
@@ -44,7 +44,7 @@ def solve_analogies(
     c: np.ndarray,
     exclude: tuple[np.ndarray, np.ndarray] | None = None,
     *,
-    method: Method = "3cosadd",
+    method: AnalogyMethod = "3cosadd",
     epsilon: float = COSMUL_EPSILON,
     batch_size: int = 1024,
     chunk_size: int = 2048,
@@ -256,7 +256,7 @@ def evaluate_analogy(
     dataset: AnalogyDataset,
     vocabulary: Vocabulary,
     *,
-    method: Method = "3cosadd",
+    method: AnalogyMethod = "3cosadd",
     missing: Missing = "drop",
     epsilon: float = COSMUL_EPSILON,
     batch_size: int = 1024,

@@ -27,7 +27,7 @@ from tqdm.auto import tqdm
 from wefe_same.errors import QualityError, WefeSameWarning, bad_parameter, unknown_name
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource, source_vocabulary
-from wefe_same.quality.analogy import METHODS, Method, evaluate_analogy
+from wefe_same.quality.analogy import METHODS, AnalogyMethod, evaluate_analogy
 from wefe_same.quality.datasets import AnalogyDataset, Kind, SimilarityDataset, detect_kind, load_analogy, load_similarity
 from wefe_same.quality.similarity import Missing, check_missing, evaluate_similarity
 from wefe_same.quality.vocab import Vocabulary
@@ -131,7 +131,7 @@ def evaluate_quality(
     benchmarks: Sequence[str | Path | Dataset] | str = DEFAULT_BENCHMARKS,
     *,
     analogy_vocab: int | None = 300_000,
-    analogy_method: Method = "3cosadd",
+    analogy_method: AnalogyMethod = "3cosadd",
     missing: Missing = "drop",
     trust_pickle: bool = False,
     progress: bool | None = None,

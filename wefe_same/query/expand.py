@@ -51,7 +51,7 @@ def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
 
 def query_set_weights(query_sets: Sequence[QuerySet], spec: MetricSpec) -> dict[str, int]:
     """w_s of the overall mean: the queries of set s that yield at least one subquery of
-    the metric's template (seed 002 §4.2)."""
+    the metric's template (Badilla et al. 2020, §4.2)."""
     return {qs.name: sum(1 for q in qs.queries if q.subqueries(spec.template)) for qs in query_sets}
 
 

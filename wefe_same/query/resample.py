@@ -1,5 +1,5 @@
 """Resampling the words inside word sets: the word bootstrap, random halves of the neutral
-words (seed 000 §5.3.1) and aligned tuples kept whole when a run keeps only the words
+words (Schröder et al. 2021, §5.3.1) and aligned tuples kept whole when a run keeps only the words
 every model has (:func:`close_tuples`).
 
 Everything here is pure and model-free: a draw is a list of positions into a set's words,
@@ -45,7 +45,7 @@ ROLES: tuple[Role, ...] = ("targets", "attributes")
 _KIND_CODE = {"bootstrap": 1, "halves": 2}
 
 #: Role of the "neutral" words, the words whose word-wise biases a metric averages, for
-#: metrics whose spec names no ``word_role`` (seed 000 §5.3.1 halves these). WEAT and
+#: metrics whose spec names no ``word_role`` (halved in Schröder et al. 2021, §5.3.1). WEAT and
 #: WEAT-ES average s(w, A, B) over the targets X ∪ Y; MAC over t ∈ T; RNSB over the
 #: target words' probabilities. Every other metric averages over its attribute set(s),
 #: the WEFE convention for neutral words (RND, ECT, RIPA, gWEAT, the SAME family).
@@ -55,7 +55,7 @@ NEUTRAL_ROLE_BY_METRIC: Mapping[str, Role] = {
 
 
 def neutral_role(spec: Any) -> Role:
-    """The role that holds a metric's neutral words (the ones seed 000 §5.3.1 halves).
+    """The role that holds a metric's neutral words (halved in Schröder et al. 2021, §5.3.1).
 
     A spec's own ``neutral_role`` attribute wins, then its ``word_role`` (the role its
     word-wise biases belong to), then :data:`NEUTRAL_ROLE_BY_METRIC`, then "attributes".
@@ -267,7 +267,7 @@ def bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state:
 
 def halves_draws(subqueries: Iterable[tuple[Any, Iterable[Query | Any]]], halves: int,
                  random_state: int) -> WordDraws:
-    """Random halves W_i of the neutral words (seed 000 §5.3.1), per metric.
+    """Random halves W_i of the neutral words (Schröder et al. 2021, §5.3.1), per metric.
 
     For each metric, the sets in its :func:`neutral_role` across its subqueries are
     replaced by ⌈n/2⌉ of their words drawn without replacement (aligned groups: the same

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
-from wefe_same.errors import ModelError, WefeSameError, WefeSameWarning
+from wefe_same.errors import ExecutorError, ModelError, WefeSameError, WefeSameWarning
 from wefe_same.run.plan import ModelTask, RunPlan
 from wefe_same.scoring.model import ModelScores, compact, load_table, restrict, score_table, shared_vocabulary
 from wefe_same.validation import InvalidParameterError, check_int
@@ -61,10 +61,6 @@ WORKER_DIED = ("{where} ended abruptly (killed, or out of memory) while scoring 
 SCHEDULER_TIMEOUT = "20s"
 CHANGED = ("model {name!r} changed while it was read (its identity is not the same before and after); "
            "its cache entries are not written")
-
-
-class ExecutorError(WefeSameError):
-    """The executor asked for cannot be used (no dask, an unreachable scheduler)."""
 
 
 # ----------------------------------------------------------------------------- jobs

@@ -21,13 +21,14 @@ from wefe_same.models.catalog import resolve_models
 from wefe_same.models.options import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
-from wefe_same.query.sets import QueriesLike, QuerySet, load_queries
+from wefe_same.query.files import QueriesLike, load_queries
+from wefe_same.query.sets import QuerySet
 from wefe_same.validation import as_list, check_bool, check_choice, check_int, check_number
 from wefe_same.versions import code_digest, package_version
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 NanPolicy = Literal["skip", "propagate"]
-Method = Literal["spearman", "kendall"]
+CorrelationMethod = Literal["spearman", "kendall"]
 TIES = ("min", "average", "max", "dense", "first")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 #: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
@@ -76,7 +77,7 @@ class RunPlan:
     missing_threshold: float = 0.2
     ties: Ties = "min"
     nan_policy: NanPolicy = "skip"
-    correlation: Method = "spearman"
+    correlation: CorrelationMethod = "spearman"
     permutations: int = 10_000
     bootstrap: int = 0
     bootstrap_words: int = 0

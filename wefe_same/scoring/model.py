@@ -1,4 +1,4 @@
-"""Score matrices: every metric on every (model, subquery), seed 002 §3.2.
+"""Score matrices: every metric on every (model, subquery), Badilla et al. 2020, §3.2.
 
 Each model is read once: the union of every query word is looked up in one pass, and
 every metric then works on that small :class:`~wefe_same.scoring.vectors.VectorTable`.
@@ -152,7 +152,7 @@ class ModelScores:
 
     ``draws`` holds resampled overall aggregates, shape (draws, metrics) in the plan's
     metric order: ``"bootstrap_words"`` (words resampled inside every set) and
-    ``"halves"`` (random halves of the neutral words, seed 000 §5.3.1).
+    ``"halves"`` (random halves of the neutral words, Schröder et al. 2021, §5.3.1).
     """
 
     name: str

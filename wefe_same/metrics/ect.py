@@ -1,4 +1,4 @@
-"""ECT (Dev & Phillips 2019) and RIPA (Ethayarajh, Duvenaud & Hirst 2019), as WEFE describes them."""
+"""ECT, the Embedding Coherence Test (Dev & Phillips 2019), as WEFE (Badilla et al. 2020) describes it."""
 
 from __future__ import annotations
 
@@ -17,15 +17,3 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
     if min(np.ptp(s) for s in sims) == 0:
         return MetricResult.undefined("constant similarities: the rank correlation is undefined", {})
     return MetricResult(spearmanr(sims[0], sims[1]).statistic, {})
-
-
-def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
-    """Relational Inner Product Association: mean_a mean_i ⟨a, b_i⟩, b_i = (x_i − y_i)/‖x_i − y_i‖
-    for the pairs (x_i, y_i) of the aligned target sets. Raw vectors; 0 means no association."""
-    diff = T1 - T2
-    norms = np.linalg.norm(diff, axis=1, keepdims=True)
-    if np.any(norms == 0):
-        return MetricResult.undefined("a target pair has two identical vectors: no relation vector",
-                                      {"n_pairs": len(T1)})
-    per_word = (A @ (diff / norms).T).mean(axis=1)
-    return MetricResult(per_word.mean(), {"n_pairs": len(T1)}, word_values={"ripa": per_word})

@@ -1,0 +1,24 @@
+"""gWEAT, the generalised WEAT for n groups (Swinger et al. 2019; Schröder, Schulz & Hammer 2024, eq. 3)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wefe_same.metrics.result import MetricResult
+
+
+def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResult:
+    """g = Σ_i (X̄_i − μ) · (Ā_i − Ā), target set i paired with attribute set i
+    (Schröder, Schulz & Hammer 2024, eq. 3).
+
+    X̄_i, Ā_i are means of unit vectors, μ and Ā their means. With two pairs of equal size
+    m, g = WEAT / (2m).
+    """
+    if len(targets) != len(attributes):
+        return MetricResult.undefined(
+            f"gWEAT pairs target set i with attribute set i: got {len(targets)} target and "
+            f"{len(attributes)} attribute sets", {"n_groups": len(targets)})
+    x_means = np.array([T.mean(axis=0) for T in targets])
+    a_means = np.array([A.mean(axis=0) for A in attributes])
+    value = np.sum((x_means - x_means.mean(axis=0)) * (a_means - a_means.mean(axis=0)))
+    return MetricResult(value, {"n_groups": len(targets)})

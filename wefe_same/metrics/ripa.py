@@ -1,0 +1,20 @@
+"""RIPA, the Relational Inner Product Association (Ethayarajh, Duvenaud & Hirst 2019),
+as WEFE (Badilla et al. 2020) describes it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wefe_same.metrics.result import MetricResult
+
+
+def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
+    """Relational Inner Product Association: mean_a mean_i ⟨a, b_i⟩, b_i = (x_i − y_i)/‖x_i − y_i‖
+    for the pairs (x_i, y_i) of the aligned target sets. Raw vectors; 0 means no association."""
+    diff = T1 - T2
+    norms = np.linalg.norm(diff, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        return MetricResult.undefined("a target pair has two identical vectors: no relation vector",
+                                      {"n_pairs": len(T1)})
+    per_word = (A @ (diff / norms).T).mean(axis=1)
+    return MetricResult(per_word.mean(), {"n_pairs": len(T1)}, word_values={"ripa": per_word})

@@ -1,0 +1,39 @@
+"""WEAT effect size (Caliskan et al. 2017): the WEAT statistic scaled by the spread of
+the associations, with the WEAT statistic's permutation p-value.
+
+All inputs are unit vectors, one row per word, so a dot product is a cosine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative
+from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.weat import associations_and_test
+from wefe_same.validation import check_choice
+
+
+def weat_effect_size(
+    X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *, ddof: int = 1,
+    permutations: int = 0, alternative: Alternative = "greater", exact_limit: int = EXACT_LIMIT,
+    random_state: int | np.random.Generator | None = None,
+) -> MetricResult:
+    """(mean_X s − mean_Y s) / std_{X∪Y} s, in [−2, 2].
+
+    ``ddof=1`` (sample standard deviation) reproduces Caliskan et al.'s published
+    effect sizes; WEFE uses ``ddof=0``. The p-value is the WEAT statistic's: the
+    denominator is the same for every split of X ∪ Y.
+    """
+    check_choice(ddof, "ddof", "weat_effect_size", (0, 1))
+    s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state)
+    sx, sy = s[: len(X)], s[len(X):]
+    details = {"mean_difference": sx.mean() - sy.mean(), "std": np.nan, **details}
+    words = {"s": s}
+    if s.size <= ddof:
+        return MetricResult.undefined(f"{s.size} target word(s) left: std with ddof={ddof} is undefined",
+                                      details, words)
+    details["std"] = s.std(ddof=ddof)
+    if details["std"] < 1e-12:
+        return MetricResult.undefined("every target word has the same association: std = 0", details, words)
+    return MetricResult(details["mean_difference"] / details["std"], details, word_values=words)
