@@ -229,7 +229,7 @@ def execute(run: Run) -> RankResult:
     from wefe_same.run.executors import score_models
     from wefe_same.analysis.ranking import aggregate_run
     from wefe_same.result import RankResult
-    from wefe_same.scoring.model import concat_word_bias, score_matrices
+    from wefe_same.scoring.matrices import concat_word_bias, score_matrices
 
     plan = run.plan
     per_model, cache_status = score_models(plan, run.tasks, workers=run.workers, scheduler=run.scheduler,
