@@ -12,12 +12,24 @@ from scipy import stats
 
 from wefe_same import rank
 from wefe_same.analysis.correlation import correlations, spearman_draws
-from wefe_same.analysis.intervals import subquery_bootstrap, subquery_draws, summarize_draws
-from wefe_same.analysis.external import EXTERNAL_PREFIX, ExternalError, load_external, rank_external
+from wefe_same.analysis.external import (
+    EXTERNAL_PREFIX,
+    ExternalError,
+    load_external,
+    rank_external,
+)
+from wefe_same.analysis.intervals import (
+    subquery_bootstrap,
+    subquery_draws,
+    summarize_draws,
+)
+from wefe_same.analysis.ranking import aggregate
+from wefe_same.analysis.sensitivity import (
+    aggregation_sensitivity,
+    normalized_aggregates,
+)
 from wefe_same.errors import WefeSameError, WefeSameWarning
 from wefe_same.metrics.registry import METRICS
-from wefe_same.analysis.ranking import aggregate
-from wefe_same.analysis.sensitivity import aggregation_sensitivity, normalized_aggregates
 
 MODELS = ["glove", "w2v", "fasttext", "lexvec", "conceptnet"]
 SPECS = [METRICS["WEAT"], METRICS["ECT"]]  # |x| ascending and descending

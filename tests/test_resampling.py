@@ -12,11 +12,16 @@ from wefe_same.analysis.intervals import summarize_draws
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
-from wefe_same.query.sets import load_queries, load_query_file
 from wefe_same.query.resample import (
-    NEUTRAL_ROLE_BY_METRIC, aligned_groups, word_bootstrap_draws, close_tuples, half_size, halves_draws,
+    NEUTRAL_ROLE_BY_METRIC,
+    aligned_groups,
+    close_tuples,
+    half_size,
+    halves_draws,
     neutral_role,
+    word_bootstrap_draws,
 )
+from wefe_same.query.sets import load_queries, load_query_file
 
 MEN = WordSet("men", ["he", "him", "man", "boy", "father", "son"], aligned=True)
 WOMEN = WordSet("women", ["she", "her", "woman", "girl", "mother", "daughter"], aligned=True)

@@ -250,7 +250,7 @@ def execute(run: Run) -> RankResult:
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
         word_bias=concat_word_bias(per_model), quality=quality_table,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
-        rank_stability=analysed.rank_stability, extra=analysed.extra, set_apart=analysed.set_apart,
+        rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
         warnings=list(analysed.warnings),
     )
 

@@ -18,7 +18,6 @@ from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.metrics.registry import MetricSpec
 
 
-
 def resample_within_strata(strata: list[np.ndarray], draws: int, rng: np.random.Generator) -> list[np.ndarray]:
     """Per stratum, ``draws`` resamples of its items with replacement: arrays (draws, len)."""
     return [rng.choice(items, size=(draws, len(items)), replace=True) for items in strata]

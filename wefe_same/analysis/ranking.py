@@ -10,14 +10,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import numpy as np
 import pandas as pd
 
 from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.metrics.registry import MetricSpec
+
 # Aggregation itself sits in scoring (every resampled draw is aggregated there); the names
 # stay importable from here, where the ranks are.
-from wefe_same.scoring.aggregate import OVERALL, NanPolicy, aggregate, to_bias_scale, weighted_overall
+from wefe_same.scoring.aggregate import (
+    OVERALL,
+    NanPolicy,
+    aggregate,
+    to_bias_scale,
+    weighted_overall,
+)
 
 Ties = Literal["min", "average", "max", "dense", "first"]
 __all__ = ["OVERALL", "Aggregation", "NanPolicy", "Ties", "aggregate", "aggregate_run", "rank_column", "rank_table",
@@ -29,7 +35,7 @@ def rank_values(values: pd.Series | pd.DataFrame, *, ascending: bool = True,
     """Ranks (per column) with an explicit tie rule; NaN stays NaN. Integer ranks (Int64)
     unless ``ties="average"``: every ranking column of a run has this form.
 
-    >>> rank_values(pd.Series([0.3, np.nan, 0.1, 0.3])).tolist()
+    >>> rank_values(pd.Series([0.3, float("nan"), 0.1, 0.3])).tolist()
     [2, <NA>, 1, 2]
     """
     ranks = values.astype("float64").rank(method=ties, ascending=ascending, na_option="keep")

@@ -11,7 +11,6 @@ import pandas as pd
 from wefe_same.errors import MetricError
 
 
-
 def robustness_table(point: pd.DataFrame, halves: np.ndarray) -> pd.DataFrame:
     """Seed 000 §5.3.1 (Table 6): per model and metric, mean |b(W_i) − b(W)| over the halves.
 
