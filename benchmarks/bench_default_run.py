@@ -81,22 +81,22 @@ def stage_functions() -> list[tuple[str, object]]:
         ("plan: check arguments, expand subqueries", "api", "prepare_run"),
         ("  resolve model specs", "plan", "make_tasks"),
         ("score every model (stage total)", "executors", "score_models"),
-        ("  lookup pass (build_table), all models", "vectors", "build_table"),
-        ("  score tables, all models", "scoring", "score_table"),
-        ("    prepare subqueries (word arrays)", "scoring", "prepare"),
+        ("  lookup pass (build_table), all models", "scoring.vectors", "build_table"),
+        ("  score tables, all models", "scoring.model", "score_table"),
+        ("    prepare subqueries (word arrays)", "scoring.model", "prepare"),
     ]
     rows = [(label, get(module, name)) for label, module, name in wanted]
     rows += [(f"    metric {spec.name}", spec.func) for spec in METRICS.values()]
     rows += [(label, get(module, name)) for label, module, name in [
-        ("score matrices", "scoring", "score_matrices"),
-        ("aggregate, rank", "ranking", "aggregate_run"),
-        ("analyse: correlations, intervals", "comparison", "analyse"),
+        ("score matrices", "scoring.matrices", "score_matrices"),
+        ("aggregate, rank", "analysis.ranking", "aggregate_run"),
+        ("analyse: correlations, intervals", "analysis.analyse", "analyse"),
         ("manifest", "api", "make_manifest"),
         ("save the results folder (total)", "result", "RankResult.save"),
-        ("  tables (CSV)", "report", "write_csv_tables"),
-        ("  tables (LaTeX, markdown)", "report", "write_tables"),
-        ("  start the figure workers", "report", "figures_rendering"),
-        ("  figures (drawn here, or waited for after the tables)", "report", "write_figures"),
+        ("  tables (CSV)", "output.tables", "write_csv_tables"),
+        ("  tables (LaTeX, markdown)", "output.latex", "write_tables"),
+        ("  start the figure workers", "output.writer", "figures_rendering"),
+        ("  figures (drawn here, or waited for after the tables)", "output.writer", "write_figures"),
     ]]
     return [(label, fn) for label, fn in rows if callable(fn)]
 

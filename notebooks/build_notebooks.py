@@ -88,7 +88,7 @@ the metrics are combined.
     code("""
 import pandas as pd
 from wefe_same import rank
-from wefe_same.analysis import correlations
+from wefe_same.analysis.correlation import correlations
 from wefe_same.output.figures import accumulated_rankings, correlation_heatmap
 
 pd.set_option("display.width", 160)

@@ -11,12 +11,25 @@ import pytest
 from scipy import stats
 
 from wefe_same import rank
-from wefe_same.analysis.correlation import bootstrap, correlations, spearman_draws, subquery_draws, summarize_draws
-from wefe_same.analysis.external import EXTERNAL_PREFIX, ExternalError, load_external, rank_external
+from wefe_same.analysis.correlation import correlations, spearman_draws
+from wefe_same.analysis.external import (
+    EXTERNAL_PREFIX,
+    ExternalError,
+    load_external,
+    rank_external,
+)
+from wefe_same.analysis.intervals import (
+    subquery_bootstrap,
+    subquery_draws,
+    summarize_draws,
+)
+from wefe_same.analysis.ranking import aggregate
+from wefe_same.analysis.sensitivity import (
+    aggregation_sensitivity,
+    normalized_aggregates,
+)
 from wefe_same.errors import WefeSameError, WefeSameWarning
 from wefe_same.metrics.registry import METRICS
-from wefe_same.analysis.ranking import aggregate
-from wefe_same.analysis.sensitivity import aggregation_sensitivity, normalized_aggregates
 
 MODELS = ["glove", "w2v", "fasttext", "lexvec", "conceptnet"]
 SPECS = [METRICS["WEAT"], METRICS["ECT"]]  # |x| ascending and descending
@@ -169,8 +182,8 @@ def test_subquery_bootstrap_uses_the_same_summary():
     column_sets = {s.name: {"q:a": "q", "q:b": "q", "r:c": "r", "r:d": "r"} for s in SPECS}
     weights = {s.name: {"q": 1, "r": 1} for s in SPECS}
     fixed = pd.DataFrame({"quality": [1, 2, 3, 4, 5]}, index=MODELS).astype("Int64")
-    out = bootstrap(scores, SPECS, column_sets, weights, AGGREGATES, RANKINGS, draws=50, random_state=0, fixed=fixed)
-    again = bootstrap(scores, SPECS, column_sets, weights, AGGREGATES, RANKINGS, draws=50, random_state=0, fixed=fixed)
+    out = subquery_bootstrap(scores, SPECS, column_sets, weights, AGGREGATES, RANKINGS, draws=50, random_state=0, fixed=fixed)
+    again = subquery_bootstrap(scores, SPECS, column_sets, weights, AGGREGATES, RANKINGS, draws=50, random_state=0, fixed=fixed)
     for a, b in zip(out, again):
         pd.testing.assert_frame_equal(a, b)
     pairs = set(zip(out[1]["metric_a"], out[1]["metric_b"]))

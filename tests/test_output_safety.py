@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same.output import figures as plots, folder as outdir, writer as report
+from wefe_same.output import figures as plots, folder as outdir, rendering, writer as report
 from wefe_same.errors import OutputError, WefeSameWarning
 from wefe_same.interrupts import signals_deferred
 from wefe_same.output.folder import MANIFEST, OWNER, check_output, clean_stale, write_folder
@@ -216,8 +216,8 @@ def test_bad_formats_and_workers_are_refused_before_anything_is_written(result, 
 
 def test_results_folder_is_created_with_an_inventory_and_replaced_whole(tmp_path):
     first = tiny_result(seed=1)
-    first.extra["robustness"] = pd.DataFrame({"model": ["a", "b", "c"], "metric": "SAME",
-                                              "mean_abs_change": [0.1, 0.2, 0.3]})
+    first.robustness = pd.DataFrame({"model": ["a", "b", "c"], "metric": "SAME",
+                                     "mean_abs_change": [0.1, 0.2, 0.3]})
     out = first.save(tmp_path / "deep" / "res", formats=FAST)
     assert out == (tmp_path / "deep" / "res").resolve()
     manifest = json.loads((out / MANIFEST).read_text())
@@ -431,8 +431,8 @@ def test_a_table_that_fails_while_the_figure_workers_draw_stops_them_and_leaves_
     earlier = tiny_result(seed=9).save(tmp_path / "res", formats=NONE)
     before = snapshot(earlier)
     pools = []
-    start_pool = report._pool
-    monkeypatch.setattr(report, "_pool", lambda workers: pools.append(start_pool(workers)) or pools[-1])
+    start_pool = rendering._pool
+    monkeypatch.setattr(rendering, "_pool", lambda workers: pools.append(start_pool(workers)) or pools[-1])
 
     def disk_full(result, folder):
         assert len(pools) == 1  # the workers were started before the first table

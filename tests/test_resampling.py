@@ -1,5 +1,5 @@
 """Word-level resampling: the word bootstrap, random halves of the neutral words
-(seed 000 §5.3.1), restriction to shared words, and aligned sets in query files."""
+(Schröder et al. 2021, §5.3.1), restriction to shared words, and aligned sets in query files."""
 
 import os
 
@@ -8,14 +8,20 @@ import pandas as pd
 import pytest
 
 from wefe_same import Query, QueryError, WordSet
-from wefe_same.analysis.correlation import robustness_table, summarize_draws
+from wefe_same.analysis.intervals import summarize_draws
+from wefe_same.analysis.robustness import robustness_table
 from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
-from wefe_same.query.files import load_queries, load_query_file
 from wefe_same.query.resample import (
-    NEUTRAL_ROLE_BY_METRIC, aligned_groups, bootstrap_draws, close_tuples, half_size, halves_draws,
+    NEUTRAL_ROLE_BY_METRIC,
+    aligned_groups,
+    close_tuples,
+    half_size,
+    halves_draws,
     neutral_role,
+    word_bootstrap_draws,
 )
+from wefe_same.query.files import load_queries, load_query_file
 
 MEN = WordSet("men", ["he", "him", "man", "boy", "father", "son"], aligned=True)
 WOMEN = WordSet("women", ["she", "her", "woman", "girl", "mother", "daughter"], aligned=True)
@@ -31,7 +37,7 @@ def positions(s: WordSet, words) -> list[int]:
 # ---------------------------------------------------------------- word bootstrap
 
 def test_bootstrap_keeps_sizes_and_draws_aligned_tuples_whole():
-    draws = bootstrap_draws([QUERY], 200, random_state=3)
+    draws = word_bootstrap_draws([QUERY], 200, random_state=3)
     assert len(draws) == 200
     repeats = 0
     for b in range(len(draws)):
@@ -50,11 +56,11 @@ def test_bootstrap_keeps_sizes_and_draws_aligned_tuples_whole():
 
 
 def test_bootstrap_is_seeded_and_independent_of_other_queries():
-    a = bootstrap_draws([QUERY], 5, random_state=1)
-    b = bootstrap_draws([QUERY], 50, random_state=1)
+    a = word_bootstrap_draws([QUERY], 5, random_state=1)
+    b = word_bootstrap_draws([QUERY], 50, random_state=1)
     other = Query([WordSet("x", ["p", "q"]), WordSet("y", ["r", "s"])], [JOBS])
-    c = bootstrap_draws([other, QUERY], 5, random_state=1)
-    d = bootstrap_draws([QUERY], 5, random_state=2)
+    c = word_bootstrap_draws([other, QUERY], 5, random_state=1)
+    d = word_bootstrap_draws([QUERY], 5, random_state=2)
     for k in range(5):
         for s in (MEN, JOBS):
             assert a[k][None][s] == b[k][None][s] == c[k][None][s]
@@ -71,7 +77,7 @@ def test_aligned_groups_need_every_target_aligned_and_equal_lengths():
     groups = aligned_groups([Query([MEN, WOMEN], [JOBS]), Query([WOMEN, c], [JOBS]),
                              Query([MEN, short], [JOBS]), Query([c, plain], [JOBS])])
     assert [{s.name for s in g} for g in groups] == [{"men", "women", "c"}]
-    draws = bootstrap_draws([Query([MEN, WOMEN], [JOBS]), Query([WOMEN, c], [JOBS])], 10, random_state=0)
+    draws = word_bootstrap_draws([Query([MEN, WOMEN], [JOBS]), Query([WOMEN, c], [JOBS])], 10, random_state=0)
     for b in range(10):
         w = draws[b][None]
         assert positions(MEN, w[MEN]) == positions(WOMEN, w[WOMEN]) == positions(c, w[c])
@@ -79,7 +85,7 @@ def test_aligned_groups_need_every_target_aligned_and_equal_lengths():
 
 def test_draws_look_up_by_set_and_refuse_ambiguous_names():
     other_jobs = WordSet("jobs", ["baker", "smith"])
-    draws = bootstrap_draws([QUERY, Query([WordSet("g", ["x"]), WordSet("h", ["y"])], [other_jobs])], 3, 0)
+    draws = word_bootstrap_draws([QUERY, Query([WordSet("g", ["x"]), WordSet("h", ["y"])], [other_jobs])], 3, 0)
     words = draws[0][None]
     assert words["arts"] == words[ARTS]  # a unique name works (what prepare() looks up)
     assert set(words[other_jobs]) <= {"baker", "smith"}
@@ -90,7 +96,7 @@ def test_draws_look_up_by_set_and_refuse_ambiguous_names():
         draws[3]
 
 
-# ---------------------------------------------------------------- halves (seed 000 §5.3.1)
+# ---------------------------------------------------------------- halves (Schröder et al. 2021, §5.3.1)
 
 def test_neutral_role_of_every_metric():
     roles = {name: neutral_role(spec) for name, spec in METRICS.items()}
@@ -166,7 +172,7 @@ def _word_bootstrap(n_neutral: int, draws: int = 150):
     models = {f"bias{b}": _model(b, words, np.random.default_rng(i)) for i, b in enumerate((0.2, 0.5, 1.0))}
     observed = pd.DataFrame({"SAME": [_same_of(v, query) for v in models.values()]}, index=list(models))
     rankings = observed.rank(method="min").astype("Int64")
-    resampled = bootstrap_draws([query], draws, random_state=7)
+    resampled = word_bootstrap_draws([query], draws, random_state=7)
     values = np.array([[[_same_of(v, query, resampled[b][None])] for v in models.values()]
                        for b in range(draws)])
     return summarize_draws(values, [METRICS["SAME"]], observed, rankings)

@@ -229,7 +229,7 @@ def execute(run: Run) -> RankResult:
     from wefe_same.run.executors import score_models
     from wefe_same.analysis.ranking import aggregate_run
     from wefe_same.result import RankResult
-    from wefe_same.scoring.model import concat_word_bias, score_matrices
+    from wefe_same.scoring.matrices import concat_word_bias, score_matrices
 
     plan = run.plan
     per_model, cache_status = score_models(plan, run.tasks, workers=run.workers, scheduler=run.scheduler,
@@ -250,7 +250,7 @@ def execute(run: Run) -> RankResult:
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
         word_bias=concat_word_bias(per_model), quality=quality_table,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
-        rank_stability=analysed.rank_stability, extra=analysed.extra, set_apart=analysed.set_apart,
+        rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
         warnings=list(analysed.warnings),
     )
 

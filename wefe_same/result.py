@@ -1,7 +1,8 @@
 """The result of a ranking run: tidy pandas tables, nothing written yet.
 
 :class:`RankResult` holds what ``rank`` computed; :meth:`RankResult.save` hands it to
-:mod:`wefe_same.output.writer`, the writer of the results folder.
+:mod:`wefe_same.output.writer`, the writer of the results folder (which reads it through
+:class:`~wefe_same.output.tables.ResultTables` and never imports this module).
 """
 
 from __future__ import annotations
@@ -13,13 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from wefe_same.analysis.analyse import EXTRA_TABLES
 from wefe_same.analysis.external import QUALITY_PREFIX
+from wefe_same.output import figures as plots
+from wefe_same.output.rendering import FIGURE_FORMATS
+from wefe_same.output.writer import write_results
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-#: Every figure format the results folder can hold.
-FIGURE_FORMATS = ("png", "pdf", "svg")
+__all__ = ["FIGURE_FORMATS", "RankResult"]
 
 
 @dataclass
@@ -56,10 +60,20 @@ class RankResult:
         :attr:`rankings` and :attr:`aggregates` then gain a column per benchmark
         (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
         rank of the sum of the per-benchmark ranks, like the WEB column of Badilla et al. 2020).
+    word_bootstrap, word_bootstrap_correlations : DataFrame or None
+        With ``rank(..., bootstrap_words=B)``: intervals of the aggregates and ranks
+        (model, metric, …) and of Spearman's rho when the words inside every set are
+        resampled; None otherwise.
+    robustness : DataFrame or None
+        With ``rank(..., halves=H)``: model, metric, halves, mean_abs_change, relative
+        (random halves of the neutral words); also drawn. None otherwise.
+    aggregation, aggregation_agreement : DataFrame or None
+        With more than one metric: the overall ranking by the mean of normalised
+        aggregates, by Borda count and by the median rank, and how far these agree
+        (Kendall's tau); None otherwise.
     extra : dict of str to DataFrame
-        Further long tables, each written as ``NAME.csv`` without index
-        (``aggregation``, ``word_bootstrap``, ``robustness``, ``external``, …). A
-        ``robustness`` table (model, metric, mean_abs_change) is also drawn.
+        Read-only: the tables above that are not None, by field name; each is written as
+        ``NAME.csv`` without index.
     set_apart : list of str, optional
         Columns of :attr:`correlations` shown apart (last, behind a fence) in the
         heatmap: quality and external columns. Default: the quality columns.
@@ -82,7 +96,11 @@ class RankResult:
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
     quality: pd.DataFrame | None = None
-    extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    word_bootstrap: pd.DataFrame | None = None
+    word_bootstrap_correlations: pd.DataFrame | None = None
+    robustness: pd.DataFrame | None = None
+    aggregation: pd.DataFrame | None = None
+    aggregation_agreement: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
 
@@ -91,6 +109,11 @@ class RankResult:
             self.set_apart = self.quality_columns
         else:
             self.set_apart = list(self.set_apart)
+
+    @property
+    def extra(self) -> dict[str, pd.DataFrame]:
+        """The further long tables that were computed, by name (each written as ``NAME.csv``)."""
+        return {name: table for name in EXTRA_TABLES if (table := getattr(self, name)) is not None}
 
     @property
     def quality_columns(self) -> list[str]:
@@ -105,8 +128,6 @@ class RankResult:
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
         """The annotated correlation heatmap of :attr:`correlations`, :attr:`set_apart` fenced off."""
-        from wefe_same.output import figures as plots
-
         return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.set_apart or ())
 
     def save(self, out: str | Path, *, formats: Sequence[str] = FIGURE_FORMATS, figure_workers: int = 1) -> Path:
@@ -125,8 +146,4 @@ class RankResult:
         figure_workers : int, default 1
             Processes drawing the figures; 1 draws them in this process.
         """
-        # The writer sits later in the data flow; imported here so that holding a result
-        # needs neither it nor matplotlib.
-        from wefe_same.output.writer import write_results
-
         return write_results(self, out, formats=formats, figure_workers=figure_workers)

@@ -1,7 +1,8 @@
 """Stage 4, the analysis of a run: what the rankings say once set side by side.
 
-Composes the primitives of :mod:`.analysis` (correlations, intervals from draws),
-:mod:`.columns` (quality and external columns) and :mod:`.sensitivity` (how the overall
+Composes :mod:`.correlation` (Spearman/Kendall), :mod:`.intervals` (intervals from
+resampled draws), :mod:`.robustness` (random halves of the neutral words),
+:mod:`.external` (quality and external columns) and :mod:`.sensitivity` (how the overall
 ranking depends on the aggregation) into what :class:`~wefe_same.result.RankResult` shows.
 """
 
@@ -9,14 +10,48 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
+from wefe_same.analysis.correlation import CorrelationMethod, correlations
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
-from wefe_same.run.plan import RunPlan
-from wefe_same.analysis.ranking import Aggregation, rank_values
+from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
+from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
+from wefe_same.analysis.robustness import robustness_table
+from wefe_same.analysis.sensitivity import aggregation_sensitivity
+from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.model import ModelScores, stream_seed
+
+
+class AnalysisPlan(Protocol):
+    """What the analysis reads of a run's plan (:class:`~wefe_same.run.plan.RunPlan` has it all)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def ties(self) -> Ties: ...
+    @property
+    def nan_policy(self) -> NanPolicy: ...
+    @property
+    def correlation(self) -> CorrelationMethod: ...
+    @property
+    def bootstrap(self) -> int: ...
+    @property
+    def bootstrap_words(self) -> int: ...
+    @property
+    def halves(self) -> int: ...
+    @property
+    def specs(self) -> Sequence[MetricSpec]: ...
+    @property
+    def column_sets(self) -> Mapping[str, Mapping[str, str]]: ...
+    @property
+    def weights(self) -> Mapping[str, Mapping[str, int]]: ...
+
+
+#: The further long tables of an analysis, in the order a run computes them.
+EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement")
 
 
 @dataclass
@@ -30,9 +65,18 @@ class Analysis:
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
-    extra: dict[str, pd.DataFrame] = field(default_factory=dict)
+    word_bootstrap: pd.DataFrame | None = None
+    word_bootstrap_correlations: pd.DataFrame | None = None
+    robustness: pd.DataFrame | None = None
+    aggregation: pd.DataFrame | None = None
+    aggregation_agreement: pd.DataFrame | None = None
     set_apart: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def extra(self) -> dict[str, pd.DataFrame]:
+        """The further long tables that were computed, by name (RankResult's fields of the same names)."""
+        return {name: table for name in EXTRA_TABLES if (table := getattr(self, name)) is not None}
 
 
 def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -46,13 +90,10 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tu
     return scores, ranks
 
 
-def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
+def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
             *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
             higher_is_better: Sequence[str] = ()) -> Analysis:
     """Correlations between every ranking column, with the optional columns and intervals."""
-    from wefe_same.analysis.correlation import bootstrap, correlations, robustness_table, summarize_draws
-    from wefe_same.analysis.sensitivity import aggregation_sensitivity
-
     models = list(agg.aggregates.index)
     aggregates, rankings = agg.aggregates, agg.rankings
     fixed_values, fixed_ranks = [], []
@@ -72,7 +113,7 @@ def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame],
     out = Analysis(aggregates, rankings, rho, pvalues, set_apart=[] if fixed is None else list(fixed.columns))
 
     if plan.bootstrap:
-        out.aggregates_ci, out.correlations_ci, out.rank_stability = bootstrap(
+        out.aggregates_ci, out.correlations_ci, out.rank_stability = subquery_bootstrap(
             scores, plan.specs, plan.column_sets, plan.weights, agg.aggregates, agg.rankings,
             draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"), nan_policy=plan.nan_policy,
             fixed=fixed, ties=plan.ties)
@@ -80,13 +121,13 @@ def analyse(plan: RunPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame],
         draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
         ci, corr, ranks = summarize_draws(draws, plan.specs, agg.aggregates, agg.rankings, fixed=fixed,
                                             ties=plan.ties)
-        out.extra["word_bootstrap"] = ci.merge(ranks, on=["model", "metric"])
-        out.extra["word_bootstrap_correlations"] = corr
+        out.word_bootstrap = ci.merge(ranks, on=["model", "metric"])
+        out.word_bootstrap_correlations = corr
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
-        out.extra["robustness"] = robustness_table(agg.aggregates, halves)
+        out.robustness = robustness_table(agg.aggregates, halves)
     if len(plan.specs) > 1:
         ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
-        out.extra["aggregation"] = ranks_by
-        out.extra["aggregation_agreement"] = taus
+        out.aggregation = ranks_by
+        out.aggregation_agreement = taus
     return out

@@ -28,8 +28,8 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
-from wefe_same.errors import ExternalError, WefeSameWarning
 from wefe_same.analysis.ranking import Ties, rank_values
+from wefe_same.errors import ExternalError, WefeSameWarning
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"

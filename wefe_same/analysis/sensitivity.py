@@ -29,8 +29,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.analysis.ranking import Ties, rank_values
+from wefe_same.errors import MetricError, bad_parameter
 
 METHODS = ("mean", "borda", "median")
 TIES: tuple[str, ...] = get_args(Ties)

@@ -1,4 +1,4 @@
-"""Permutation tests and bootstrap resampling; every random step takes ``random_state``."""
+"""Permutation tests; every random step takes ``random_state``."""
 
 from __future__ import annotations
 
@@ -141,16 +141,3 @@ def weat_permutation_test(
         return PermutationTest(float(np.mean(at_least_as_extreme)), total, "exact")
     k = int(np.sum(at_least_as_extreme))
     return PermutationTest((k + 1) / (permutations + 1), permutations, "sampled")
-
-
-def stratified_bootstrap(strata: list[np.ndarray], draws: int, rng: np.random.Generator) -> list[np.ndarray]:
-    """Per stratum, ``draws`` resamples of its items with replacement: arrays (draws, len)."""
-    return [rng.choice(items, size=(draws, len(items)), replace=True) for items in strata]
-
-
-def percentile_interval(samples: np.ndarray, level: float, axis: int = -1) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap interval, ignoring NaN draws."""
-    tail = (1.0 - level) / 2 * 100
-    with np.errstate(all="ignore"):
-        low, high = np.nanpercentile(samples, [tail, 100 - tail], axis=axis)
-    return low, high

@@ -7,8 +7,12 @@ plus "Overall", and the quality ranks (higher score = better) in the Overall blo
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
+
+from wefe_same.output.notes import Note
+from wefe_same.output.tables import ResultTables
 
 _LATEX_SPECIALS = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                    "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
@@ -98,3 +102,32 @@ def correlations_markdown(rho: pd.DataFrame, caption: str) -> str:
     for name, row in rho.iterrows():
         out.append(_md_row([str(name)] + ["n/a" if pd.isna(v) else f"{v:.2f}" for v in row]))
     return "\n".join(out) + "\n"
+
+
+def write_tables(result: ResultTables, folder: Path) -> list[Note]:
+    """``rankings`` and ``correlations`` as LaTeX (booktabs) and Markdown; a table that
+    cannot be built is left out with a note."""
+    folder.mkdir(exist_ok=True)
+    models = list(result.rankings.index)
+    apart = [c for c in (result.set_apart or ()) if c in result.rankings.columns]
+    notes: list[Note] = []
+
+    def rankings() -> None:
+        blocks = ranking_blocks(result.by_query_set, result.rankings[apart] if apart else None,
+                                result.metric_names, models)
+        caption = ("Rank (aggregated score) of each model per metric and query set; 1 = least biased, "
+                   "best in bold." + (" Quality: 1 = best." if result.quality_columns else ""))
+        (folder / "rankings.tex").write_text(rankings_latex(blocks, models, caption))
+        (folder / "rankings.md").write_text(rankings_markdown(blocks, models, caption))
+
+    def correlations() -> None:
+        caption = "Spearman correlation between the rankings."
+        (folder / "correlations.tex").write_text(correlations_latex(result.correlations, caption))
+        (folder / "correlations.md").write_text(correlations_markdown(result.correlations, caption))
+
+    for name, write in (("rankings", rankings), ("correlations", correlations)):
+        try:
+            write()
+        except Exception as err:  # a finished run outlives a table that cannot be typeset
+            notes.append((None, f"table {name} failed ({type(err).__name__}: {err})", "left out"))
+    return notes

@@ -17,7 +17,7 @@ make one group of three sets).
 >>> men = WordSet("men", ["he", "him", "man"], aligned=True)
 >>> women = WordSet("women", ["she", "her", "woman"], aligned=True)
 >>> jobs = WordSet("jobs", ["doctor", "nurse", "pilot", "clerk"])
->>> draws = bootstrap_draws([Query([men, women], [jobs])], 2, random_state=0)
+>>> draws = word_bootstrap_draws([Query([men, women], [jobs])], 2, random_state=0)
 >>> draw = draws[0][None]          # draw 0, for every metric
 >>> [men.words.index(w) for w in draw[men]] == [women.words.index(w) for w in draw[women]]
 True
@@ -246,7 +246,7 @@ class WordDraws(Sequence[dict[str | None, SetWords]]):
         return {metric: SetWords(self, b, sets) for metric, sets in self.resampled.items()}
 
 
-def bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state: int) -> WordDraws:
+def word_bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state: int) -> WordDraws:
     """The word bootstrap: every set of every query resampled with replacement inside
     itself (size kept), aligned groups as tuples; the same draws for every metric.
 
@@ -258,8 +258,8 @@ def bootstrap_draws(items: Iterable[Query | QuerySet], draws: int, random_state:
     random_state : int
         Seed; draw b of a set depends only on (random_state, the set's key, b).
     """
-    draws = check_int(draws, "draws", "bootstrap_draws", minimum=0)
-    check_int(random_state, "random_state", "bootstrap_draws", minimum=0)
+    draws = check_int(draws, "draws", "word_bootstrap_draws", minimum=0)
+    check_int(random_state, "random_state", "word_bootstrap_draws", minimum=0)
     queries = _queries(items)
     keys = group_keys(queries)
     return WordDraws("bootstrap", draws, random_state, keys, {None: frozenset(keys)})
@@ -300,8 +300,8 @@ def _plan_seed(plan: Any, kind: Kind) -> int:
 
 
 def word_draws(plan: Any, draws: int) -> WordDraws:
-    """:func:`bootstrap_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s query sets."""
-    return bootstrap_draws(plan.query_sets, draws, _plan_seed(plan, "bootstrap"))
+    """:func:`word_bootstrap_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s query sets."""
+    return word_bootstrap_draws(plan.query_sets, draws, _plan_seed(plan, "bootstrap"))
 
 
 def half_draws(plan: Any, halves: int) -> WordDraws:
@@ -332,7 +332,7 @@ def close_tuples(keep: Iterable[str], groups: Iterable[Sequence[WordSet]]) -> fr
 
 
 __all__ = [
-    "ROLES", "NEUTRAL_ROLE_BY_METRIC", "SetWords", "WordDraws", "aligned_groups", "bootstrap_draws",
+    "ROLES", "NEUTRAL_ROLE_BY_METRIC", "SetWords", "WordDraws", "aligned_groups", "word_bootstrap_draws",
     "close_tuples", "draw_positions", "group_keys", "half_draws", "half_size", "halves_draws",
     "neutral_role", "set_key", "word_draws",
 ]

@@ -23,8 +23,8 @@ process as that very error (one line), not wrapped in a remote traceback.
 
 With ``plan.shared_words`` a run has two stages: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
-every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
-:func:`~wefe_same.scoring.model.restrict`).
+every model has (:func:`~wefe_same.scoring.matrices.shared_vocabulary`,
+:func:`~wefe_same.scoring.matrices.restrict`).
 """
 
 from __future__ import annotations
@@ -44,7 +44,8 @@ from typing import Any
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
 from wefe_same.errors import ExecutorError, ModelError, WefeSameError, WefeSameWarning
 from wefe_same.run.plan import ModelTask, RunPlan
-from wefe_same.scoring.model import ModelScores, compact, load_table, restrict, score_table, shared_vocabulary
+from wefe_same.scoring.matrices import restrict, shared_vocabulary
+from wefe_same.scoring.model import ModelScores, compact, load_table, score_table
 from wefe_same.validation import InvalidParameterError, check_int
 from wefe_same.scoring.vectors import VectorTable
 

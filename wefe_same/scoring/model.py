@@ -1,4 +1,4 @@
-"""Score matrices: every metric on every (model, subquery), Badilla et al. 2020, §3.2.
+"""One model's scores: every metric on every subquery of a run, Badilla et al. 2020, §3.2.
 
 Each model is read once: the union of every query word is looked up in one pass, and
 every metric then works on that small :class:`~wefe_same.scoring.vectors.VectorTable`.
@@ -14,18 +14,19 @@ import re
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
 
-from wefe_same.query import resample as resampling
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
+from wefe_same.models.sources import ModelSource
+from wefe_same.query import resample as resampling
 from wefe_same.query.expand import Subquery, describe_overlap
-from wefe_same.run.plan import ModelTask, RunPlan
-from wefe_same.query.sets import Query, WordSet
-from wefe_same.scoring.vectors import Lookup, VectorTable, build_table
+from wefe_same.query.sets import Query, QuerySet, WordSet
+from wefe_same.scoring.aggregate import NanPolicy, aggregate
+from wefe_same.scoring.vectors import VectorTable, build_table
 
 DETAIL_COLUMNS = [
     "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
@@ -35,8 +36,39 @@ WORD_BIAS_COLUMNS = ["model", "metric", "subquery", "word", "component", "value"
 #: Details shown in columns of their own (a metric spec's ``promoted_details``), in order.
 PROMOTED = ("p_value", "n_splits", "p_method")
 _PAIR_KEY = re.compile(r"^(signed|pair)_(\d+)_(\d+)$")
-#: Lookup status of a word a model has but not every model of a shared-words run has.
-NOT_SHARED = "not shared"
+
+
+class ScoringPlan(Protocol):
+    """What scoring reads of a run's plan (:class:`~wefe_same.run.plan.RunPlan` has it all)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def missing_threshold(self) -> float: ...
+    @property
+    def nan_policy(self) -> NanPolicy: ...
+    @property
+    def bootstrap_words(self) -> int: ...
+    @property
+    def halves(self) -> int: ...
+    @property
+    def query_sets(self) -> Sequence[QuerySet]: ...
+    @property
+    def metric_options(self) -> Mapping[str, Mapping[str, Any]]: ...
+    @property
+    def specs(self) -> Sequence[MetricSpec]: ...
+    @property
+    def subqueries(self) -> Sequence[tuple[MetricSpec, Sequence[Subquery]]]: ...
+    @property
+    def column_sets(self) -> Mapping[str, Mapping[str, str]]: ...
+    @property
+    def weights(self) -> Mapping[str, Mapping[str, int]]: ...
+
+
+class ModelTaskLike(Protocol):
+    """One model of a run (:class:`~wefe_same.run.plan.ModelTask`): a source on demand."""
+
+    def source(self) -> ModelSource: ...
 
 
 def stream_seed(seed: int, *keys: str) -> int:
@@ -165,14 +197,14 @@ class ModelScores:
     draws: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def _random_state(plan: RunPlan, spec: MetricSpec, sub: Subquery) -> int | None:
+def _random_state(plan: ScoringPlan, spec: MetricSpec, sub: Subquery) -> int | None:
     if not spec.stochastic:
         return None
     key = sub.column if spec.seed_by == "subquery" else sub.query.id.split("|")[1]
     return stream_seed(plan.seed, spec.random_stream or spec.name, key)
 
 
-def _compute(table: VectorTable, plan: RunPlan, spec: MetricSpec, sub: Subquery, options: Mapping[str, Any],
+def _compute(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, sub: Subquery, options: Mapping[str, Any],
              words_of: WordsOf | None = None) -> tuple[Prepared, MetricResult]:
     prep = prepare(table, sub.query, spec, plan.missing_threshold, words_of)
     if prep.reason:
@@ -180,7 +212,7 @@ def _compute(table: VectorTable, plan: RunPlan, spec: MetricSpec, sub: Subquery,
     return prep, spec.compute(prep.targets, prep.attributes, options, _random_state(plan, spec, sub))
 
 
-def score_table(table: VectorTable, plan: RunPlan, description: Mapping[str, str] | None = None,
+def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
@@ -240,24 +272,12 @@ def compact(scores: ModelScores | None) -> ModelScores | None:
     return replace(scores, word_bias=frame.astype(labels))
 
 
-def concat_word_bias(per_model: Sequence[ModelScores]) -> pd.DataFrame:
-    """Every model's per-word rows in one table, labels kept as categories (their union)."""
-    frames = [m.word_bias for m in per_model]
-    for column in ("model", "metric", "subquery", "word", "component"):
-        if all(isinstance(f[column].dtype, pd.CategoricalDtype) for f in frames if column in f):
-            categories = list(dict.fromkeys(c for f in frames for c in f[column].cat.categories))
-            frames = [f.assign(**{column: f[column].cat.set_categories(categories)}) for f in frames]
-    return pd.concat(frames, ignore_index=True)
-
-
-def score_draws(table: VectorTable, plan: RunPlan, draws: Sequence[Mapping[str | None, WordsOf]]) -> np.ndarray:
+def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[str | None, WordsOf]]) -> np.ndarray:
     """Overall aggregates of one model per draw: (draws, metrics).
 
     Each draw maps a metric name (or None: every metric) to the words of every set; the
     permutation tests are skipped (only the values are needed).
     """
-    from wefe_same.analysis.ranking import aggregate
-
     out = np.full((len(draws), len(plan.specs)), np.nan)
     for k, spec in enumerate(plan.specs):
         options = {**plan.metric_options.get(spec.name, {})}
@@ -274,42 +294,9 @@ def score_draws(table: VectorTable, plan: RunPlan, draws: Sequence[Mapping[str |
     return out
 
 
-def load_table(task: ModelTask, words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def load_table(task: ModelTaskLike, words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """One lookup pass over a model: its table, description and identity."""
     source = task.source()
     table = build_table(source, words)
     identity = source.identity() if hasattr(source, "identity") else None
     return table, source.describe(), identity
-
-
-def shared_vocabulary(tables: Sequence[VectorTable], plan: RunPlan | None = None) -> frozenset[str]:
-    """The words every table has (a shared-words run scores every model on these), without
-    the aligned tuples of ``plan``'s queries that lost a member: tuples stay whole."""
-    shared = frozenset.intersection(*(frozenset(t.words) for t in tables)) if tables else frozenset()
-    if plan is None:
-        return shared
-    return resampling.close_tuples(shared, resampling.aligned_groups(plan.query_sets))
-
-
-def restrict(table: VectorTable, keep: Collection[str]) -> VectorTable:
-    """The table with only the words in ``keep``; the others become "not shared" lookups."""
-    keep = frozenset(keep)
-    vectors = {w: table.raw[i] for i, w in enumerate(table.words) if w in keep}
-    lookups = [lk if lk.word in keep or not lk.found else Lookup(lk.word, lk.found_as, NOT_SHARED)
-               for lk in table.lookups]
-    return VectorTable(table.model, vectors, lookups)
-
-
-def score_matrices(per_model: Sequence[ModelScores], plan: RunPlan) -> dict[str, pd.DataFrame]:
-    """Per metric a DataFrame: index = model (in run order), columns = subquery ids."""
-    details = pd.concat([m.details for m in per_model], ignore_index=True)
-    models = [m.name for m in per_model]
-    out = {}
-    for spec, subqueries in plan.subqueries:
-        part = details[details["metric"] == spec.name]
-        # pivot (not pivot_table): a duplicate (model, subquery) is a bug and must raise.
-        matrix = part.pivot(index="model", columns="subquery", values="value")
-        matrix = matrix.reindex(index=models, columns=[s.column for s in subqueries])
-        matrix.index.name, matrix.columns.name = "model", "subquery"
-        out[spec.name] = matrix.astype("float64")
-    return out

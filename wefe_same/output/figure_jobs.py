@@ -1,0 +1,130 @@
+"""The figures of the results folder as jobs: each draw function is top level (picklable),
+takes only the data it draws and returns ``(figure or None, notes)``.
+
+A figure that has nothing to show for a model (every value NaN) shows the model as
+missing or is left out, with a note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pandas as pd
+
+from wefe_same.output import figures as plots
+from wefe_same.output.notes import Note
+from wefe_same.output.rendering import DPI, FigureJob
+from wefe_same.output.tables import ResultTables, safe_name
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: Which per-word scores the "most biased words" figures show, in order of preference.
+WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
+
+
+def _figure(size: tuple[float, float]) -> Figure:
+    from matplotlib.figure import Figure  # no pyplot: no global state, any backend
+
+    return Figure(figsize=size, dpi=DPI, layout="constrained")
+
+
+def _empty_rows(frame: pd.DataFrame) -> list[str]:
+    return [str(m) for m in frame.index[plots.as_floats(frame).isna().all(axis=1)]]
+
+
+def _models_without_values(values: pd.Series, models: pd.Series) -> list[str]:
+    """The models (in order of appearance) of a long table whose every value is missing."""
+    missing = pd.to_numeric(values, errors="coerce").isna().groupby(models, sort=False).all()
+    return [str(m) for m in missing.index[missing.to_numpy()]]
+
+
+def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> tuple[Figure | None, list[Note]]:
+    if correlations.empty:
+        return None, [(None, "no ranking columns to correlate", "left out")]
+    n = len(correlations.columns)
+    fig = _figure((2.7 + 0.6 * n, 1.2 + 0.6 * n))
+    plots.correlation_heatmap(correlations, ax=fig.subplots(), set_apart=set_apart)
+    values = plots.as_floats(correlations).to_numpy()
+    off_diagonal = values[~np.eye(n, dtype=bool)]
+    notes = [(None, "every correlation is undefined", "shown as n/a")] if n > 1 and np.isnan(off_diagonal).all() else []
+    return fig, notes
+
+
+def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    if rankings.empty:
+        return None, [(None, "no rankings", "left out")]
+    fig = _figure((9, 1.2 + 0.5 * len(rankings)))
+    plots.accumulated_rankings(rankings, ax=fig.subplots())
+    notes = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
+             for m, cols in plots.missing_ranks(rankings).items()]
+    return fig, notes
+
+
+def draw_scores(matrix: pd.DataFrame, metric: str) -> tuple[Figure | None, list[Note]]:
+    if matrix.shape[1] == 0:
+        return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
+    fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]))
+    plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+    return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
+
+
+def draw_words(rows: pd.DataFrame, model: str, metric: str, component: str) -> tuple[Figure | None, list[Note]]:
+    if plots.top_words(rows, model, metric=metric, component=component, n=1).empty:
+        return None, [(model, f"no per-word {metric} values", "left out")]
+    fig = _figure((6, 5))
+    plots.most_biased_words(rows, model, metric=metric, component=component, ax=fig.subplots())
+    return fig, []
+
+
+def draw_stability(stability: pd.DataFrame, n_metrics: int) -> tuple[Figure | None, list[Note]]:
+    fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
+    plots.rank_stability(stability, ax=fig.subplots())
+    return fig, [(m, "no ranks", "shown as missing")
+                 for m in _models_without_values(stability["rank"], stability["model"])]
+
+
+def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    n_models, n_metrics = table["model"].nunique(), table["metric"].nunique()
+    fig = _figure((2.5 + 0.7 * n_metrics, 1.5 + 0.45 * n_models))
+    plots.robustness(table, ax=fig.subplots())
+    return fig, [(m, "no values", "shown as missing")
+                 for m in _models_without_values(table["mean_abs_change"], table["model"])]
+
+
+def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
+    """SAME's b(t) when it has values, else the first preferred metric that has some."""
+    values = pd.to_numeric(word_bias["value"], errors="coerce")
+    present = {(m, c) for m, c in zip(word_bias["metric"][values.notna()], word_bias["component"][values.notna()])}
+    return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
+
+
+def figure_jobs(result: ResultTables) -> tuple[list[FigureJob], list[Note]]:
+    """Every figure of the results folder as jobs, each with only the data it draws."""
+    jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ()))),
+            FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
+    jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores, (matrix, metric), cost=1 + matrix.size / 100)
+             for metric, matrix in result.scores.items()]
+    notes: list[Note] = []
+    if result.word_bias is not None and len(result.word_bias):
+        chosen = _word_figure_metric(result.word_bias)
+        if chosen is None:
+            notes.append((None, "no per-word values for any model", "left out"))
+        else:
+            metric, component = chosen
+            wb = result.word_bias
+            wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
+            by_model = dict(tuple(wb.groupby("model", sort=False)))
+            for model in result.rankings.index:
+                rows = by_model.get(model, wb.iloc[:0])
+                jobs.append(FigureJob(f"most_biased_words_{safe_name(str(model))}", draw_words,
+                                      (rows, str(model), metric, component), cost=0.3))
+    if result.rank_stability is not None:
+        jobs.append(FigureJob("rank_stability", draw_stability, (result.rank_stability, len(result.metric_names))))
+    robustness = result.extra.get("robustness")
+    if robustness is not None and {"model", "metric", "mean_abs_change"} <= set(robustness.columns):
+        jobs.append(FigureJob("robustness", draw_robustness, (robustness,)))
+    return jobs, notes
+

@@ -1,0 +1,188 @@
+"""Drawing the figures of the results folder: a figure job, drawn once and saved in
+every format, here or in worker processes.
+
+Each figure is drawn once and saved in every format asked, to bytes that depend only on
+the data (no dates, fixed SVG hash salt). With ``workers > 1`` the figures are drawn in
+worker processes ("forkserver": no copy of the parent's threads or locks); a figure job
+is a picklable ``(stem, function, args)``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import multiprocessing
+import signal
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from wefe_same.interrupts import signals_deferred
+from wefe_same.output.notes import Note
+from wefe_same.validation import as_list, check_choice
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+#: Every figure format the results folder can hold.
+FIGURE_FORMATS = ("png", "pdf", "svg")
+#: Settings of every saved figure: byte-identical files for the same data.
+RC = {"svg.hashsalt": "wefe_same", "svg.fonttype": "none"}
+DPI = 150
+_METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
+             "svg": {"Date": None}}
+
+
+class FigureJob(NamedTuple):
+    """One figure: ``draw(*args) -> (Figure or None, notes)``; picklable for worker processes."""
+
+    stem: str
+    draw: Callable[..., tuple[Figure | None, list[Note]]]
+    args: tuple[Any, ...]
+    cost: float = 1.0
+
+
+def check_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
+    """The figure formats, checked before any work: a subset of png, pdf, svg.
+
+    >>> check_formats("svg")
+    ('svg',)
+    >>> check_formats(["png", "pdf", "png"])
+    ('png', 'pdf')
+    """
+    items = as_list(formats, "formats", "save")
+    return tuple(dict.fromkeys(check_choice(f, "formats", "save", FIGURE_FORMATS) for f in items))
+
+
+def _fix_layout(fig: Figure) -> None:
+    """Lay the figure out once, then keep that layout for every format (a layout engine
+    would redo it, with an extra draw, in each ``savefig``)."""
+    fig.draw_without_rendering()
+    fig.set_layout_engine("none")  # keeps the positions found ...
+    fig.set_layout_engine(None)  # ... and drops the placeholder engine that still costs a draw
+
+
+def render(job: FigureJob, formats: Sequence[str]) -> tuple[dict[str, bytes], list[Note]]:
+    """Draw one figure once and save it in every format; never raises an ``Exception``
+    (a failure is a note and no files)."""
+    import matplotlib as mpl
+
+    try:
+        with mpl.rc_context(RC):
+            fig, notes = job.draw(*job.args)
+            if fig is None:
+                return {}, notes
+            _fix_layout(fig)
+            # Labels the layout engine let out of the canvas (long tick labels beside an
+            # equal-aspect heatmap) are brought back by saving the tight box, found once.
+            box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)
+            files = {}
+            for fmt in formats:
+                buffer = io.BytesIO()
+                fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt], bbox_inches=box)
+                files[fmt] = buffer.getvalue()
+            return files, notes
+    except Exception as err:
+        return {}, [(None, f"drawing failed ({type(err).__name__}: {err})", "left out")]
+
+
+def _worker_init() -> None:
+    # Ctrl-C is the parent's to handle: it cancels the queue and cleans up; a worker
+    # finishes its figure and exits with the pool.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextlib.contextmanager
+def _main_not_rerun() -> Iterator[None]:
+    """Start workers without re-running the user's ``__main__``.
+
+    A "forkserver" or "spawn" worker runs the parent's main script again (as
+    ``__mp_main__``) before its first job; a script without an
+    ``if __name__ == "__main__":`` guard would then rank all over again in every worker.
+    Figure jobs only need this package, so while the workers start (on the first submit)
+    the main module shows no file or spec, and ``multiprocessing`` has nothing to re-run.
+    """
+    main = sys.modules.get("__main__")
+    saved = {k: main.__dict__[k] for k in ("__file__", "__spec__") if k in main.__dict__} if main is not None else {}
+    if main is not None:
+        main.__dict__.pop("__file__", None)
+        main.__spec__ = None
+    try:
+        yield
+    finally:
+        if main is not None:
+            for key in ("__file__", "__spec__"):
+                if key in saved:
+                    main.__dict__[key] = saved[key]
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+    if context.get_start_method() == "forkserver":
+        # Workers fork from a server that has imported matplotlib and this module once.
+        context.set_forkserver_preload(["wefe_same.output.figure_jobs", "matplotlib.figure",
+                                        "matplotlib.backends.backend_agg"])
+    return ProcessPoolExecutor(max_workers=workers, mp_context=context, initializer=_worker_init)
+
+
+@contextlib.contextmanager
+def rendering(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 1
+              ) -> Iterator[Callable[[], list[tuple[dict[str, bytes], list[Note]]]]]:
+    """Start rendering every job, in worker processes when ``workers > 1``; yields
+    ``collect()``, which returns the results in job order. The caller works meanwhile
+    (the results folder writes its CSV tables while the workers draw).
+
+    Workers that cannot start or die (e.g. a script without an
+    ``if __name__ == "__main__":`` guard, which every spawned worker re-runs) cost time,
+    not figures: their jobs are drawn in this process, with a note. Leaving the block
+    early (an error, Ctrl-C) cancels what has not started.
+    """
+    if workers <= 1 or len(jobs) <= 1:
+        yield lambda: [render(job, formats) for job in jobs]
+        return
+
+    def here(job: FigureJob, err: BaseException) -> tuple[dict[str, bytes], list[Note]]:
+        files, notes = render(job, formats)
+        first = next((line.strip() for line in str(err).splitlines() if line.strip()), "")
+        return files, [*notes, (None, f"worker process failed ({type(err).__name__}: {first})",
+                                "drawn in this process")]
+
+    pool = None
+    failure: Exception | None = None
+    try:
+        # Ctrl-C waits until the workers are started: leaving then would orphan workers that
+        # are still being born (each printing a traceback when the parent's locks are gone).
+        with signals_deferred():
+            pool = _pool(min(workers, len(jobs)))
+            # The costliest first, so that no worker is left with a big one at the end.
+            order = sorted(range(len(jobs)), key=lambda i: -jobs[i].cost)
+            with _main_not_rerun():
+                futures: dict[int, Future] = {i: pool.submit(render, jobs[i], tuple(formats)) for i in order}
+    except BaseException as err:
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if not isinstance(err, Exception):
+            raise
+        failure = err  # no pool: everything here
+    if failure is not None:
+        yield lambda: [here(job, failure) for job in jobs]
+        return
+
+    def collect() -> list[tuple[dict[str, bytes], list[Note]]]:
+        results = []
+        for i, job in enumerate(jobs):
+            try:
+                results.append(futures[i].result())
+            except Exception as err:  # a broken pool or an unpicklable job: draw it here instead
+                results.append(here(job, err))
+        return results
+
+    try:
+        yield collect
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+

@@ -1,0 +1,81 @@
+"""The order-aware mean of one metric's score matrix (Badilla et al. 2020, §3.2, §4.2).
+
+Scoring needs it for every resampled draw (one overall aggregate per model and metric);
+:mod:`wefe_same.analysis.ranking` uses it for the point estimate and ranks the result.
+Aggregation must be monotone in the metric's order: mean |x| for |x|-ordered metrics,
+mean x for ascending and descending ones, mean |x − ideal| for an ideal value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+
+from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.metrics.registry import MetricSpec
+
+NanPolicy = Literal["skip", "propagate"]
+OVERALL = "overall"
+
+def to_bias_scale(values: pd.DataFrame | pd.Series, spec: MetricSpec) -> pd.DataFrame | pd.Series:
+    """Map scores onto the scale whose mean is monotone in the metric's order."""
+    if spec.order == "abs":
+        return values.abs()
+    if spec.order == "ideal":
+        return (values - spec.ideal).abs()
+    return values
+
+
+def aggregate(
+    scores: pd.DataFrame,
+    spec: MetricSpec,
+    column_sets: Mapping[str, str],
+    weights: Mapping[str, int],
+    *,
+    nan_policy: NanPolicy = "skip",
+) -> pd.DataFrame:
+    """Per-query-set and overall aggregates of one metric's score matrix.
+
+    Parameters
+    ----------
+    scores : DataFrame, models × subqueries
+    column_sets : mapping subquery id → query set name
+    weights : mapping query set name → number of its queries that fit the metric
+    nan_policy : {"skip", "propagate"}
+        "skip" averages the defined scores (the count is reported); "propagate" makes
+        any NaN score give a NaN aggregate.
+
+    Returns
+    -------
+    DataFrame, models × (query sets …, "overall")
+        The overall column is the mean of the query-set aggregates weighted by query-set
+        size (Badilla et al. 2020, §4.2).
+    """
+    if nan_policy not in ("skip", "propagate"):
+        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip' or 'propagate'", nan_policy))
+    skipna = nan_policy == "skip"
+    scaled = to_bias_scale(scores, spec)
+    sets = list(dict.fromkeys(column_sets[c] for c in scores.columns))
+    per_set = pd.DataFrame(
+        {qs: scaled[[c for c in scores.columns if column_sets[c] == qs]].mean(axis=1, skipna=skipna)
+         for qs in sets},
+        index=scores.index,
+    )
+    w = np.array([weights[qs] for qs in sets], dtype=float)
+    overall = weighted_overall(per_set.to_numpy(), w, nan_policy)
+    per_set[OVERALL] = overall
+    return per_set
+
+
+def weighted_overall(per_set: np.ndarray, weights: np.ndarray, nan_policy: NanPolicy = "skip") -> np.ndarray:
+    """Σ_s w_s a_s / Σ_s w_s over the last axis (query sets): with ``"skip"`` over the sets
+    whose a_s is defined (NaN when none is), with ``"propagate"`` NaN when any is NaN."""
+    if nan_policy == "propagate":
+        return (per_set * weights).sum(axis=-1) / weights.sum()
+    defined = ~np.isnan(per_set)
+    total = (np.where(defined, per_set, 0.0) * weights).sum(axis=-1)
+    norm = (defined * weights).sum(axis=-1)
+    return np.divide(total, norm, out=np.full(np.shape(total), np.nan), where=norm > 0)
