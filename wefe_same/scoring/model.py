@@ -278,7 +278,7 @@ def load_table(task: ModelTask, words: Collection[str]) -> tuple[VectorTable, di
     """One lookup pass over a model: its table, description and identity."""
     source = task.source()
     table = build_table(source, words)
-    identity = source.identity() if hasattr(source, "identity") else None
+    identity = source.identity()
     return table, source.describe(), identity
 
 
