@@ -7,7 +7,15 @@ sources), :mod:`.readers` (one module per file format), :mod:`.encoders`,
 """
 
 from wefe_same.models.base import ModelSource
-from wefe_same.models.catalog import CATALOG, SCHEMES, VARIANTS, catalog_names, default_models, resolve_model, resolve_models
+from wefe_same.models.catalog import (
+    CATALOG,
+    SCHEMES,
+    VARIANTS,
+    catalog_names,
+    default_models,
+    resolve_model,
+    resolve_models,
+)
 from wefe_same.models.readers import TextVectorsSource
 from wefe_same.models.sources import ArraySource
 from wefe_same.models.specs import LoadOptions

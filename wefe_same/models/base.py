@@ -179,7 +179,8 @@ def as_source(obj: Any) -> ModelSource:
     return UserSource(obj)
 
 
-def source_vocabulary(source: ModelSource, limit: int | None, *, name: str | None = None) -> tuple[list[str], np.ndarray]:
+def source_vocabulary(source: ModelSource, limit: int | None, *,
+                      name: str | None = None) -> tuple[list[str], np.ndarray]:
     """``source.vocabulary(limit)``, or a :class:`ModelError` naming the model when it has none.
 
     Built-in sources list their first ``limit`` words in file (frequency) order; a user

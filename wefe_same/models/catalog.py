@@ -38,7 +38,14 @@ from wefe_same.versions import package_version
 from wefe_same.query.sets import load_queries
 from wefe_same.models.base import ModelSource, as_source, is_source_like
 from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
-from wefe_same.models.encoders import ENCODER_SCHEMES, EncoderSettings, EncoderSource, TEXT_EXTRA, check_templates, settings_label
+from wefe_same.models.encoders import (
+    ENCODER_SCHEMES,
+    EncoderSettings,
+    EncoderSource,
+    TEXT_EXTRA,
+    check_templates,
+    settings_label,
+)
 from wefe_same.models.gensim_data import SCHEME as GENSIM_DATA_SCHEME
 from wefe_same.models.gensim_data import gensim_data_source
 from wefe_same.models.readers import (
@@ -54,7 +61,7 @@ from wefe_same.models.sources import LazySource
 from wefe_same.models.specs import FORMATS, LoadOptions, default_name, guess_format, looks_like_path, split_name
 
 DEBIAS_SUFFIX = "+hard-debias"
-#: Manzini et al. multiclass hard debiasing (models/debias.py): religion, race.
+#: Manzini et al. multiclass hard debiasing (models/debias/manzini.py): religion, race.
 RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = "+debias-religion", "+debias-race"
 #: A debiased variant per bias dimension (gender, religion, race), for the static models.
 DEBIAS_VARIANTS = (DEBIAS_SUFFIX, RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX)

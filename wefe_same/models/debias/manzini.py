@@ -14,7 +14,15 @@ from wefe_same.errors import ModelError
 from wefe_same.validation import InvalidParameterError, check_choice, check_int
 from wefe_same.query.sets import load_queries
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
-from wefe_same.models.debias.linalg import _centred, _lists_sha256, _unit, bias_subspace, casings, equalize_set, neutralize_subspace
+from wefe_same.models.debias.linalg import (
+    _centred,
+    _lists_sha256,
+    _unit,
+    bias_subspace,
+    casings,
+    equalize_set,
+    neutralize_subspace,
+)
 
 #: Model-spec suffix of each Manzini et al. variant → its group in ``queries/manzini.toml``.
 MULTICLASS_VARIANTS: dict[str, str] = {"+debias-religion": "religion", "+debias-race": "race"}

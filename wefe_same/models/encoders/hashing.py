@@ -31,7 +31,9 @@ def _load_hash_store(store: Path) -> dict[str, str]:
         data = json.loads(store.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)} if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, str)}
 
 
 def _save_hash_store(store: Path, entries: dict[str, str]) -> None:

@@ -15,7 +15,14 @@ from wefe_same.validation import check_bool
 from wefe_same.models.base import ModelSource, StatusLookup
 from wefe_same.models.specs import UnicodeErrors
 from wefe_same.models.readers.decoding import _Decoder
-from wefe_same.models.readers.files import CHUNK_BYTES, FASTTEXT_MAGIC, check_model_file, file_description, file_identity, open_stream
+from wefe_same.models.readers.files import (
+    CHUNK_BYTES,
+    FASTTEXT_MAGIC,
+    check_model_file,
+    file_description,
+    file_identity,
+    open_stream,
+)
 
 
 FASTTEXT_FAILED = "{path}: cannot load the fastText .bin file ({error})"

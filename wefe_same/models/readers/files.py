@@ -175,7 +175,6 @@ def sniff_text_header(path: Path) -> bool:
         return _header(fh.readline(MAX_LINE_BYTES)) is not None
 
 
-
 def file_description(kind: str, *paths: Path) -> dict[str, str]:
     """Path, size and modification time: cheap provenance without hashing gigabytes."""
     out = {"kind": kind}

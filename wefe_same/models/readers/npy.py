@@ -12,7 +12,14 @@ from wefe_same.errors import ModelError
 from wefe_same.models.specs import LoadOptions, UnicodeErrors
 from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.models.readers.decoding import _Decoder
-from wefe_same.models.readers.files import _errors_name, _lines, check_model_file, file_description, file_identity, open_stream
+from wefe_same.models.readers.files import (
+    _errors_name,
+    _lines,
+    check_model_file,
+    file_description,
+    file_identity,
+    open_stream,
+)
 
 
 NPY_OBJECTS = ("{path}: the array holds Python objects (dtype {dtype}); loading it would need pickle, "
