@@ -33,7 +33,8 @@ import pytest
 import wefe_same
 from wefe_same import ModelError, Query, WordSet
 from wefe_same.models import LoadOptions, catalog_names, default_models, resolve_model, resolve_models
-from wefe_same.models.encoders import TEXT_EXTRA, minilm_folder, settings_label
+from wefe_same.models.catalog import minilm_folder
+from wefe_same.models.encoders import TEXT_EXTRA, settings_label
 
 WORDS = ["doctor", "nurse", "Engineer", "she", "he", "homemaker", "physician", "banana", "ice cream", "naïve"]
 TEMPLATES = ("This is a {word}.", "{word} is here.")
@@ -50,7 +51,7 @@ def vectors(source, words=WORDS) -> np.ndarray:
 def encoder_cache(tmp_path_factory):
     """File hashes and unpacked archives go to a temporary cache, not the user's."""
     with pytest.MonkeyPatch.context() as m:
-        m.setenv("WEFE_SAME_ENCODER_CACHE", str(tmp_path_factory.mktemp("encoder-cache")))
+        m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
         yield
 
 
@@ -352,17 +353,17 @@ def opened_files():
 def test_file_hashes_are_computed_once_and_remembered_by_file_stats(folder, tmp_path, monkeypatch):
     """The cache key holds the sha256 of the model's files; a later process (no memory of
     this one) finds them in the encoder cache by the files' stats: it opens no weight file."""
-    from wefe_same.models import encoders
+    from wefe_same.models.encoders import hashing
 
     weights = str(folder / "model.safetensors")
-    monkeypatch.setenv("WEFE_SAME_ENCODER_CACHE", str(tmp_path / "cache"))
-    monkeypatch.setattr(encoders, "_HASHES", {})
+    monkeypatch.setenv("WEFE_SAME_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(hashing, "_HASHES", {})
     with opened_files() as first:
         key = resolve_model(f"sbert:{folder}").identity()
     assert weights in first
-    store = json.loads((tmp_path / "cache" / "sha256.json").read_text())
+    store = json.loads((tmp_path / "cache" / "encoders" / "sha256.json").read_text())
     assert sorted(store.values()) == sorted(key["files_sha256"].values())
-    monkeypatch.setattr(encoders, "_HASHES", {})  # a new process
+    monkeypatch.setattr(hashing, "_HASHES", {})  # a new process
     with opened_files() as second:
         again = resolve_model(f"sbert:{folder}").identity()
     assert again == key
@@ -375,8 +376,8 @@ def test_file_hashes_are_computed_once_and_remembered_by_file_stats(folder, tmp_
     assert str(copy / "model.safetensors") in third
     assert moved["files_sha256"] == key["files_sha256"] and moved["location"] != key["location"]
     # An unwritable cache costs a hash per process, never an error.
-    monkeypatch.setenv("WEFE_SAME_ENCODER_CACHE", "/proc/no-such-dir")
-    monkeypatch.setattr(encoders, "_HASHES", {})
+    monkeypatch.setenv("WEFE_SAME_CACHE", "/proc/no-such-dir")
+    monkeypatch.setattr(hashing, "_HASHES", {})
     assert resolve_model(f"sbert:{folder}").identity() == key
 
 
@@ -387,16 +388,16 @@ def test_models_load_offline_and_the_environment_is_restored(folder, monkeypatch
 
     from huggingface_hub import constants
 
-    from wefe_same.models import encoders
+    from wefe_same.models.encoders import torch_backends
 
     seen = []
-    real = encoders._SbertBackend.__init__
+    real = torch_backends._SbertBackend.__init__
 
     def spy(self, s, loc):
         seen.append((os.environ.get("HF_HUB_OFFLINE"), constants.HF_HUB_OFFLINE, s.allow_download))
         real(self, s, loc)
 
-    monkeypatch.setattr(encoders._SbertBackend, "__init__", spy)
+    monkeypatch.setattr(torch_backends._SbertBackend, "__init__", spy)
     monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
@@ -457,12 +458,12 @@ def test_sources_pickle_without_the_model_and_load_again_in_a_spawned_process(mi
 
 def test_import_is_light_and_encoders_have_no_vocabulary(minilm):
     heavy = ("torch", "transformers", "sentence_transformers", "onnxruntime", "tokenizers", "huggingface_hub")
-    code = ("import sys, wefe_same, wefe_same.models.encoders, wefe_same.models.encoders_onnx, "
-            "wefe_same.models.encoders_parts; "
+    code = ("import sys, wefe_same, wefe_same.models.encoders, wefe_same.models.encoders.onnx, "
+            "wefe_same.models.encoders.parts, wefe_same.models.catalog; "
             f"print([m for m in {heavy!r} if m in sys.modules])")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-    assert not hasattr(minilm, "vocabulary")
+    assert not minilm.has_vocabulary
 
 
 # ---------------------------------------------------------------- static and contextual together
@@ -508,7 +509,7 @@ def split_zip(tmp_path, members: dict[str, bytes], n_parts: int = 3) -> list:
 
 
 def test_split_archive_unpacks_once_atomically_into_the_cache(tmp_path):
-    from wefe_same.models.encoders_parts import unpack_split_zip
+    from wefe_same.models.encoders.parts import unpack_split_zip
 
     members = {"m/config.json": b'{"a": 1}', "m/1_Pooling/config.json": b"{}", "m/desktop.ini": b"x",
                "m/weights.bin": np.random.default_rng(0).bytes(50_000)}
@@ -524,7 +525,7 @@ def test_split_archive_unpacks_once_atomically_into_the_cache(tmp_path):
 
 
 def test_split_archive_errors_are_one_line_and_leave_nothing_behind(tmp_path):
-    from wefe_same.models.encoders_parts import unpack_split_zip
+    from wefe_same.models.encoders.parts import unpack_split_zip
 
     parts = split_zip(tmp_path, {"m/weights.bin": np.random.default_rng(1).bytes(20_000)})
     damaged = bytearray(parts[1].read_bytes())
@@ -548,14 +549,15 @@ def test_split_archive_errors_are_one_line_and_leave_nothing_behind(tmp_path):
 def test_mpnet_from_its_split_packages_equals_sentence_transformers(tmp_path, monkeypatch):
     from sentence_transformers import SentenceTransformer
 
-    monkeypatch.setenv("WEFE_SAME_ENCODER_CACHE", str(tmp_path))
+    monkeypatch.setenv("WEFE_SAME_CACHE", str(tmp_path))
     source = resolve_model("all-mpnet-base-v2")
     identity = source.identity()
     # identity() unpacks nothing; it may record the parts' hashes in the hash store
-    assert [p.name for p in tmp_path.iterdir()] in ([], ["sha256.json"]) and len(identity["parts"]) == 5
+    encoders = tmp_path / "encoders"
+    assert [p.name for p in encoders.glob("*")] in ([], ["sha256.json"]) and len(identity["parts"]) == 5
     got = vectors(source, WORDS[:4])
     folder = source._location().folder
-    assert folder.parent.parent == tmp_path
+    assert folder.parent.parent == encoders
     reference = SentenceTransformer(str(folder), device="cpu", local_files_only=True).encode(WORDS[:4])
     assert got.shape == (4, 768)
     assert np.abs(got - reference).max() <= ATOL

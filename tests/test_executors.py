@@ -22,7 +22,7 @@ from wefe_same import Query, WordSet
 from wefe_same.run.cache import ModelCache
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.run.executors import ExecutorError, score_models
-from wefe_same.models.options import LoadOptions
+from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.run.plan import ModelTask, make_plan, make_tasks
 from wefe_same.validation import InvalidParameterError

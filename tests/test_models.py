@@ -228,3 +228,80 @@ def test_models_command_lists_the_catalog_with_variants_and_the_gensim_data_name
         assert status == ("present" if name == "glove-twitter-200" else "absent")
     assert f"python -m gensim.downloader --download word2vec-google-news-300" in "\n".join(out)
     assert any(str(root) in line for line in out)
+
+
+# ---------------------------------------------------------------- the ModelSource base class
+
+
+def test_a_source_without_lookup_cannot_be_made():
+    from wefe_same.models.base import ModelSource
+
+    class NoLookup(ModelSource):
+        name = "no-lookup"
+
+        def describe(self):
+            return {}
+
+    with pytest.raises(TypeError, match="lookup"):
+        NoLookup()
+
+
+def test_declared_capabilities_have_defaults_and_are_what_the_framework_reads():
+    from wefe_same.models.base import ModelSource, as_source
+    from wefe_same.models.encoders import EncoderSource
+    from wefe_same.models.sources import LazySource
+
+    class Minimal(ModelSource):
+        name = "minimal"
+
+        def lookup(self, words):
+            return {w: np.ones(2) for w in words if w == "he"}
+
+        def describe(self):
+            return {"kind": "minimal"}
+
+    src = Minimal()
+    assert (src.spec, src.open_vocabulary, src.has_vocabulary, src.identity(), list(src.decode_warnings)) == (
+        None, False, False, None, [])
+    found, subword = src.lookup_with_status(["he", "she"])
+    assert sorted(found) == ["he"] and subword == frozenset()
+    with pytest.raises(ModelError, match=r"model 'minimal' \(Minimal\) cannot list its vocabulary"):
+        src.vocabulary(3)
+    assert ArraySource("a", ["x"], np.ones((1, 2))).has_vocabulary and EncoderSource.open_vocabulary
+    assert LazySource("l", src.__class__, {}).has_vocabulary
+
+    # A declared capability decides, not the presence of a method: an open-vocabulary
+    # source is asked for the words as written only.
+    class Open(Minimal):
+        open_vocabulary = True
+
+    asked = []
+    Open.lookup = lambda self, words: asked.append(sorted(words)) or {w: np.ones(2) for w in words}
+    build_table(Open(), ["He"])
+    assert asked == [["He"]]
+    # resolve_model sets the declared spec; a ModelSource object is kept as it is.
+    assert resolve_model(src) is src and as_source(src) is src
+
+
+def test_duck_typed_user_objects_are_adapted_once():
+    from wefe_same.models.base import UserSource
+
+    class Mine:
+        name = "mine"
+
+        def lookup(self, words):
+            return {w: np.ones(2) for w in words if w == "he"}
+
+        def describe(self):
+            return {"kind": "user"}
+
+        def identity(self):
+            return {"kind": "mine", "version": 1}
+
+    [source] = resolve_models(Mine())
+    assert isinstance(source, UserSource) and source.name == "mine" and source.type_name == "Mine"
+    assert source.identity() == {"kind": "mine", "version": 1} and not source.has_vocabulary
+    with pytest.raises(ModelError, match=r"\(Mine\) cannot list its vocabulary"):
+        source.vocabulary(2)
+    with pytest.raises(ModelError, match="a model must be a name, a path or a ModelSource, not int"):
+        resolve_model(3)

@@ -97,6 +97,12 @@ def same_lookups(a: dict, b: dict) -> bool:
     return a.keys() == b.keys() and all(np.array_equal(a[w], b[w]) for w in a)
 
 
+def read_kind(source) -> str:
+    """The ``kind`` the content chose: known once the file was read (describe() opens nothing)."""
+    source.lookup(["the"])
+    return source.describe()["kind"]
+
+
 # ----------------------------------------------------------------------------- gzip
 
 
@@ -138,16 +144,16 @@ def test_bare_gz_paths_guess_the_format_from_the_name_before_gz(files, tmp_path)
                 "m.bin.gz": ("m", "word2vec-binary")}
     for stem, (name, kind) in expected.items():
         source = resolve_model(str(files[stem]))
-        assert (source.name, source.describe()["kind"]) == (name, kind)
+        assert (source.name, read_kind(source)) == (name, kind)
     # Explicit formats accept .gz and strip it from the default name too.
     assert resolve_model(f"glove:{files['g.txt.gz']}").name == "g"
-    assert resolve_model(f"word2vec:{files['m.bin.gz']}").describe()["kind"] == "word2vec-binary"
+    assert read_kind(resolve_model(f"word2vec:{files['m.bin.gz']}")) == "word2vec-binary"
     # A bare NAME.gz (gensim-data's layout) is sniffed: binary, text with header, text without.
     for stem, kind in [("m.bin", "word2vec-binary"), ("m.txt", "word2vec"), ("g.txt", "glove")]:
         target = tmp_path / "bare" / stem.replace(".", "_") / "model.gz"
         target.parent.mkdir(parents=True)
         gz(files[stem], target)
-        assert resolve_model(str(target)).describe()["kind"] == kind
+        assert read_kind(resolve_model(str(target))) == kind
 
 
 def test_the_format_is_sniffed_once_and_each_lookup_is_one_pass(files, tmp_path):
@@ -384,8 +390,8 @@ def test_gensim_data_names_resolve_in_the_downloader_layout(files, tmp_path, mon
     downloader_layout(root, "glove-wiki-gigaword-300", files["m.txt"])
     binary = resolve_model("gensim-data:word2vec-google-news-300")
     text = resolve_model("gensim-data:glove-wiki-gigaword-300")
-    assert (binary.name, binary.describe()["kind"]) == ("word2vec-google-news-300", "word2vec-binary")
-    assert (text.name, text.describe()["kind"]) == ("glove-wiki-gigaword-300", "word2vec")
+    assert (binary.name, read_kind(binary)) == ("word2vec-google-news-300", "word2vec-binary")
+    assert (text.name, read_kind(text)) == ("glove-wiki-gigaword-300", "word2vec")
     asked = files["words"] + ["absent"]
     assert same_lookups(binary.lookup(asked), resolve_model(str(files["m.bin"])).lookup(asked))
     assert same_lookups(text.lookup(asked), resolve_model(str(files["m.txt"])).lookup(asked))
@@ -458,7 +464,7 @@ def test_fasttext_bin_builds_oov_words_from_subwords(fasttext_bin):
     wv = load_facebook_vectors(str(fasttext_bin))
     for spec in (str(fasttext_bin), f"fasttext:{fasttext_bin}", f"word2vec:{fasttext_bin}"):
         source = resolve_model(spec)
-        assert source.describe()["kind"] == "fasttext-bin"
+        assert read_kind(source) == "fasttext-bin"
     table = build_table(source, ["doctors", "doctor", "Nurse"])
     status = {lk.word: (lk.found_as, lk.status) for lk in table.lookups}
     assert status == {"doctors": ("doctors", "subword"), "doctor": ("doctor", "exact"), "Nurse": ("nurse", "lower")}
@@ -682,3 +688,45 @@ def test_file_sources_pickle_before_and_after_reading(files, tmp_path, fasttext_
         assert len(state) < 10_000, (spec, len(state))
         assert same_lookups(pickle.loads(state).lookup(["he", "she", "doctor"]), expected)
         assert fresh.identity() == source.identity()
+
+
+# ----------------------------------------------------------------------------- describe() opens nothing
+
+
+@pytest.mark.parametrize("stem", ["m.txt.gz", "m.bin", "g.txt", "f.vec.gz"])
+def test_describe_opens_no_file(files, stem, monkeypatch):
+    """describe() tells the compression from what the first read found, or from the name
+    before any read; it never opens the model file (manifests of cached runs stay cheap)."""
+    import builtins
+    import io
+
+    from wefe_same.models.readers import TextVectorsSource
+
+    fresh = resolve_model(str(files[stem]))
+    streamed = TextVectorsSource("g", files["g.txt"], kind="glove")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError(f"describe() opened {args[0]}")
+
+    with monkeypatch.context() as m:
+        m.setattr(builtins, "open", refuse)
+        m.setattr(io, "open", refuse)
+        before = fresh.describe()
+        assert "compression" not in streamed.describe()
+    assert before["kind"] in ("text", "word2vec", "glove", "fasttext")
+    assert (before.get("compression") == "gzip") == stem.endswith(".gz")
+    kind = read_kind(fresh)  # the read sniffs the content; describe() then reports what it found
+    with monkeypatch.context() as m:
+        m.setattr(builtins, "open", refuse)
+        m.setattr(io, "open", refuse)
+        after = fresh.describe()
+    assert after["kind"] == kind and (after.get("compression") == "gzip") == stem.endswith(".gz")
+
+
+def test_streamed_describe_reports_gzip_found_by_reading_not_by_name(files, tmp_path):
+    disguised = tmp_path / "packed.txt"  # gzip content under a plain name
+    shutil.copy(files["g.txt.gz"], disguised)
+    source = readers.TextVectorsSource("g", disguised, kind="glove")
+    assert "compression" not in source.describe()  # not read yet: the name says plain
+    source.lookup(["the"])
+    assert source.describe()["compression"] == "gzip"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from wefe_same.errors import WefeSameWarning
-from wefe_same.models.options import LoadOptions
+from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.run.plan import DEFAULT_QUERIES, ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.query.files import QueriesLike

@@ -94,7 +94,7 @@ def _figure_workers() -> int:
 
 def _cmd_quality(args: argparse.Namespace) -> int:
     from wefe_same.models.catalog import resolve_models
-    from wefe_same.models.options import LoadOptions
+    from wefe_same.models.specs import LoadOptions
     from wefe_same.output.folder import check_output, write_folder
     from wefe_same.quality import evaluate_quality, load_benchmark
     from wefe_same.validation import check_int

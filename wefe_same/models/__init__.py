@@ -1,8 +1,24 @@
-"""Embedding model sources and the built-in catalog."""
+"""Embedding model sources and the built-in catalog.
 
-from wefe_same.models.catalog import CATALOG, SCHEMES, VARIANTS, catalog_names, default_models, resolve_model, resolve_models
-from wefe_same.models.options import LoadOptions
-from wefe_same.models.sources import ArraySource, ModelSource, TextVectorsSource
+:mod:`.base` (what every source is), :mod:`.specs` (spec strings and options),
+:mod:`.catalog` (the entries and spec resolution), :mod:`.sources` (in-memory and lazy
+sources), :mod:`.readers` (one module per file format), :mod:`.encoders`,
+:mod:`.debias` (one module per method), :mod:`.gensim_data`.
+"""
+
+from wefe_same.models.base import ModelSource
+from wefe_same.models.catalog import (
+    CATALOG,
+    SCHEMES,
+    VARIANTS,
+    catalog_names,
+    default_models,
+    resolve_model,
+    resolve_models,
+)
+from wefe_same.models.readers import TextVectorsSource
+from wefe_same.models.sources import ArraySource
+from wefe_same.models.specs import LoadOptions
 
 __all__ = [
     "CATALOG", "SCHEMES", "VARIANTS", "ArraySource", "LoadOptions", "ModelSource", "TextVectorsSource",

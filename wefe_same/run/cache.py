@@ -55,6 +55,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from wefe_same.cachedir import cache_dir as default_cache_dir
 from wefe_same.errors import CacheError, WefeSameWarning
 from wefe_same.scoring.vectors import Lookup, VectorTable
 from wefe_same.processes import process_gone, process_start
@@ -87,16 +88,6 @@ class _Unstorable(Exception):
 
 
 # ----------------------------------------------------------------------------- location
-def default_cache_dir() -> Path:
-    """``$WEFE_SAME_CACHE``, else the user's cache directory (``~/.cache/wefe_same`` on Linux)."""
-    env = os.environ.get(ENV_VAR)
-    if env:
-        return Path(env).expanduser()
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("wefe_same"))
-
-
 def check_cache(path: str | os.PathLike[str] | None = None) -> Path:
     """The cache directory, created if absent, once it is known to be writable.
 

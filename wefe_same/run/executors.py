@@ -274,9 +274,8 @@ class _Model:
 def _identify(model: _Model, plan: RunPlan) -> None:
     """Resolve the model and compute its cache key from ``identity()`` (stats, no read)."""
     model.source = model.task.source()
-    method = getattr(model.source, "identity", None)
     try:
-        identity = method() if callable(method) else None
+        identity = model.source.identity()
     except OSError as err:
         raise ModelError(f"model {model.task.name!r}: cannot stat its files ({err})") from None
     if identity is not None:

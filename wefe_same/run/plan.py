@@ -18,7 +18,7 @@ from typing import Any, Literal
 from wefe_same.errors import MetricError, QueryError
 from wefe_same.metrics.registry import MetricSpec, check_options, resolve_metrics
 from wefe_same.models.catalog import resolve_models
-from wefe_same.models.options import LoadOptions
+from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
 from wefe_same.query.files import QueriesLike, load_queries
@@ -57,7 +57,7 @@ def make_tasks(models: Sequence[str | ModelSource] | str | ModelSource | None, o
     """Resolve every spec once (cheap: no model file is opened) to check it and name it."""
     tasks = []
     for source in resolve_models(models, options):
-        spec = getattr(source, "spec", None)  # the string a worker resolves again, if any
+        spec = source.spec  # the string a worker resolves again, if any
         tasks.append(ModelTask(source.name, spec if isinstance(spec, str) else source, options))
     return tasks
 

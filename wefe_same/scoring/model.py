@@ -298,5 +298,5 @@ def load_table(task: ModelTaskLike, words: Collection[str]) -> tuple[VectorTable
     """One lookup pass over a model: its table, description and identity."""
     source = task.source()
     table = build_table(source, words)
-    identity = source.identity() if hasattr(source, "identity") else None
+    identity = source.identity()
     return table, source.describe(), identity

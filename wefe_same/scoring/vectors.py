@@ -152,7 +152,7 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
     words = sorted(set(words))
     # An open-vocabulary source (an encoder) has a vector for every string: the word as
     # written is always found, so asking for its casings would only multiply the work.
-    open_vocabulary = bool(getattr(source, "open_vocabulary", False))
+    open_vocabulary = source.open_vocabulary
     candidates = {w: [("exact", w)] if open_vocabulary else _candidates(w) for w in words}
     found, subword = lookup_with_status(source, {form for cands in candidates.values() for _, form in cands})
     vectors: dict[str, np.ndarray] = {}

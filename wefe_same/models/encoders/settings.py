@@ -1,0 +1,331 @@
+"""What decides an encoder's vectors, parsed and checked without loading a model: the spec's
+options (``hf:NAME,pooling=cls,layer=-2``), templates, names in tables, where the model's
+files are (a folder or the local Hugging Face cache) and :class:`EncoderSettings`."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from wefe_same.errors import ModelError
+
+
+Backend = Literal["sbert", "hf", "onnx"]
+Pooling = Literal["mean", "cls"]
+
+#: The one install hint for a missing encoder library.
+TEXT_EXTRA = "pip install 'wefe_same[text]'"
+MISSING_LIBRARY = "{what} needs the Python package {module!r}, which is not installed: " + TEXT_EXTRA
+BAD_OPTION = "model spec {spec!r}: {problem}"
+NOT_LOCAL = (
+    "model spec {spec!r}: {location!r} is neither a local folder nor in the local Hugging Face cache "
+    "({cache}); pass allow_download=True (LoadOptions) to download it once, or give a local folder"
+)
+NO_FOLDER = "model spec {spec!r}: no such folder {location}"
+BAD_TEMPLATE = "template {template!r}: {problem}"
+DOWNLOAD_FAILED = "model spec {spec!r}: cannot download {location!r} ({error})"
+
+#: Words or sentences per forward pass. Single words are a few tokens each, so a batch of
+#: 256 pads little and halves the per-call overhead of 32 (sentence-transformers' default):
+#: 3 000 words with all-MiniLM-L6-v2 on 2 busy CPU cores took 25 s in batches of 256 and
+#: 47 s in batches of 32; the ONNX models were alike within noise.
+BATCH_SIZE = 256
+#: Above this many characters the templates in a model's name become a start and a hash.
+LABEL_TEMPLATE_CHARS = 48
+#: The option keys each scheme accepts.
+SCHEME_OPTIONS: dict[str, tuple[str, ...]] = {
+    "sbert": ("revision",),
+    "hf": ("pooling", "layer", "revision"),
+}
+POOLINGS: tuple[Pooling, ...] = ("mean", "cls")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
+_LIBRARIES = {
+    "sbert": ("torch", "transformers", "sentence-transformers", "tokenizers"),
+    "hf": ("torch", "transformers", "tokenizers"),
+    "onnx": ("onnxruntime", "tokenizers"),
+}
+
+
+_OFFLINE_VARIABLES = ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE")
+
+
+@contextmanager
+def hub_offline(allow_download: bool) -> Iterator[None]:
+    """``HF_HUB_OFFLINE=1`` while a model is found and loaded, unless downloads are allowed.
+
+    huggingface_hub reads the variable once, at import, into
+    ``huggingface_hub.constants.HF_HUB_OFFLINE`` (what ``is_offline_mode()`` returns),
+    so both are set here and both restored afterwards: a user's later downloads in the
+    same session behave as before.
+    """
+    if allow_download:
+        yield
+        return
+    import sys
+
+    saved_env = {k: os.environ.get(k) for k in _OFFLINE_VARIABLES}
+    constants = sys.modules.get("huggingface_hub.constants")
+    saved_flag = getattr(constants, "HF_HUB_OFFLINE", None)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    if constants is not None:
+        constants.HF_HUB_OFFLINE = True
+    try:
+        yield
+    finally:
+        for key, value in saved_env.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+        constants = sys.modules.get("huggingface_hub.constants")  # maybe imported inside the block
+        if constants is not None:
+            constants.HF_HUB_OFFLINE = (saved_flag if saved_flag is not None else
+                                        any((os.environ.get(k) or "").upper() in ("1", "ON", "YES", "TRUE")
+                                            for k in _OFFLINE_VARIABLES))
+
+
+def require(module: str, what: str) -> None:
+    """A :class:`ModelError` with the install hint when ``module`` cannot be imported.
+
+    Checked with :func:`importlib.util.find_spec`, so nothing heavy is imported.
+
+    >>> require("numpy", "this doctest")
+    >>> require("no_such_module_xyz", "model 'x'")
+    Traceback (most recent call last):
+    ...
+    wefe_same.errors.ModelError: model 'x' needs the Python package 'no_such_module_xyz', which is not
+    installed: pip install 'wefe_same[text]'
+    """
+    if importlib.util.find_spec(module) is None:
+        raise ModelError(MISSING_LIBRARY.format(what=what, module=module))
+
+
+# --------------------------------------------------------------------------- specs
+
+
+def parse_options(scheme: str, location: str) -> tuple[str, dict[str, str]]:
+    """``PATH,key=value,…`` → (PATH, {key: value}); unknown or repeated keys are errors.
+
+    >>> parse_options("hf", "bert-base-uncased,pooling=cls,layer=-2")
+    ('bert-base-uncased', {'pooling': 'cls', 'layer': '-2'})
+    >>> parse_options("sbert", "/models/mini,pooling=cls")
+    Traceback (most recent call last):
+    ...
+    wefe_same.errors.ModelError: model spec 'sbert:/models/mini,pooling=cls': unknown option 'pooling';
+    sbert: takes revision
+    """
+    spec = f"{scheme}:{location}"
+    path, *items = location.split(",")
+    if not path.strip():
+        raise ModelError(BAD_OPTION.format(spec=spec, problem="no model name or path before the options"))
+    options: dict[str, str] = {}
+    allowed = SCHEME_OPTIONS[scheme]
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise ModelError(BAD_OPTION.format(
+                spec=spec, problem=f"option {item!r} is not key=value (a path may not contain a comma)"))
+        if key not in allowed:
+            raise ModelError(BAD_OPTION.format(
+                spec=spec, problem=f"unknown option {key!r}; {scheme}: takes {', '.join(allowed)}"))
+        if key in options:
+            raise ModelError(BAD_OPTION.format(spec=spec, problem=f"option {key!r} is given twice"))
+        options[key] = value.strip()
+    return path, options
+
+
+def check_templates(templates: Sequence[str]) -> tuple[str, ...]:
+    """The templates as a tuple; each must be a string with a ``{word}`` slot, given once.
+
+    >>> check_templates(["This is a {word}.", "A {word}."])
+    ('This is a {word}.', 'A {word}.')
+    >>> check_templates(["This is a word."])
+    Traceback (most recent call last):
+    ...
+    wefe_same.errors.ModelError: template 'This is a word.': has no {word} slot
+    """
+    seen: set[str] = set()
+    for t in templates:
+        if not isinstance(t, str):
+            raise ModelError(BAD_TEMPLATE.format(template=t, problem="is not a string"))
+        if "{word}" not in t:
+            raise ModelError(BAD_TEMPLATE.format(template=t, problem="has no {word} slot"))
+        if t in seen:
+            raise ModelError(BAD_TEMPLATE.format(template=t, problem="is given twice"))
+        seen.add(t)
+    return tuple(templates)
+
+
+def fill(template: str, word: str) -> str:
+    """The template with every ``{word}`` replaced by ``word`` (other braces stay).
+
+    >>> fill("{word} is {adjective}: {word}", "she")
+    'she is {adjective}: she'
+    """
+    return template.replace("{word}", word)
+
+
+def settings_label(*, pooling: str = "mean", layer: int = -1, templates: Sequence[str] = ()) -> str:
+    """The bracketed suffix that a non-default choice adds to a model's name ("" if none).
+
+    >>> settings_label()
+    ''
+    >>> settings_label(templates=["This is a {word}."])
+    '[template=This is a {word}.]'
+    >>> settings_label(pooling="cls", layer=-2, templates=["A {word}.", "The {word}."])
+    '[pooling=cls,layer=-2,templates=A {word}. | The {word}.]'
+    >>> settings_label(templates=["Here is a much longer sentence that has a {word} in it."])
+    '[template=Here is a much longer senten…#20a1b4da]'
+    """
+    parts = []
+    if pooling != "mean":
+        parts.append(f"pooling={pooling}")
+    if layer != -1:
+        parts.append(f"layer={layer}")
+    if templates:
+        key = "template" if len(templates) == 1 else "templates"
+        text = " | ".join(templates)
+        if len(text) > LABEL_TEMPLATE_CHARS:
+            digest = hashlib.sha256(json.dumps(list(templates)).encode("utf-8")).hexdigest()[:8]
+            text = f"{text[:28]}…#{digest}" if len(templates) == 1 else f"{len(templates)}#{digest}"
+        parts.append(f"{key}={text}")
+    return f"[{','.join(parts)}]" if parts else ""
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a model's files are: a local folder, or a hub name not cached yet."""
+
+    folder: Path | None
+    hub_id: str | None = None
+    revision: str | None = None  # the hub commit of a cached snapshot
+
+
+def hub_cache_dir() -> str:
+    """The Hugging Face hub cache folder as huggingface_hub would use it."""
+    if importlib.util.find_spec("huggingface_hub") is not None:
+        from huggingface_hub import constants
+
+        return str(constants.HF_HUB_CACHE)
+    home = os.environ.get("HF_HOME", os.path.join(os.path.expanduser("~"), ".cache", "huggingface"))
+    return os.environ.get("HF_HUB_CACHE", os.path.join(home, "hub"))
+
+
+def locate(spec: str, location: str, *, revision: str | None, allow_download: bool) -> Location:
+    """A local folder, a snapshot in the local hub cache, or (downloads allowed) a hub name.
+
+    Never touches the network: the cache is searched with ``local_files_only=True``.
+    """
+    path = Path(location).expanduser()
+    if path.is_dir():
+        return Location(folder=path.resolve())
+    looks_like_path = location.startswith((".", "/", "~", "\\")) or os.sep in location.replace("/", "")
+    if looks_like_path or not _HUB_ID.match(location):
+        raise ModelError(NO_FOLDER.format(spec=spec, location=path))
+    require("huggingface_hub", f"model spec {spec!r}")
+    from huggingface_hub import snapshot_download
+    from huggingface_hub.errors import LocalEntryNotFoundError
+
+    try:
+        with hub_offline(False):  # a cache search only, never the network
+            folder = Path(snapshot_download(location, revision=revision, local_files_only=True))
+    except (LocalEntryNotFoundError, FileNotFoundError, ValueError):
+        if allow_download:
+            return Location(folder=None, hub_id=location, revision=revision)
+        raise ModelError(NOT_LOCAL.format(spec=spec, location=location, cache=hub_cache_dir())) from None
+    return Location(folder=folder, hub_id=location, revision=folder.name)
+
+
+@dataclass(frozen=True)
+class EncoderSettings:
+    """Everything that decides an encoder's vectors; picklable, JSON-able by ``asdict``.
+
+    Attributes
+    ----------
+    backend : {"sbert", "hf", "onnx"}
+    spec : str
+        What the user typed (``sbert:PATH``) or the catalog name: for messages.
+    location : str
+        Folder or hub name as given (a catalog entry's folder, resolved).
+    revision : str or None
+        Requested hub revision.
+    pooling : {"mean", "cls"}
+        ``hf`` and ``onnx`` only.
+    layer : int
+        ``hf`` only: index into ``hidden_states``.
+    normalize : bool
+        ``onnx`` only: scale each sentence vector to unit length (the model's own
+        Normalize module, run outside the graph).
+    max_length : int or None
+        Truncation in tokens (``onnx``; ``hf`` uses the tokenizer's, at most 512).
+    templates : tuple of str
+    allow_download : bool
+    onnx_file, tokenizer_file : str or None
+        ``onnx`` only.
+    package : str or None
+        Distribution the files come from (catalog entries), for the manifest.
+    parts : tuple of str
+        Slices of a split zip archive that holds the folder (see
+        :mod:`wefe_same.models.encoders.parts`); unpacked on first load, and
+        fingerprinted instead of the folder.
+    archive_root : str or None
+        The archive's root folder, with ``parts``.
+    """
+
+    backend: Backend
+    spec: str
+    location: str
+    revision: str | None = None
+    pooling: Pooling = "mean"
+    layer: int = -1
+    normalize: bool = False
+    max_length: int | None = None
+    templates: tuple[str, ...] = ()
+    allow_download: bool = False
+    onnx_file: str | None = None
+    tokenizer_file: str | None = None
+    package: str | None = None
+    parts: tuple[str, ...] = ()
+    archive_root: str | None = None
+
+
+def _check_layer(spec: str, layer: int, n_layers: int) -> None:
+    """``hidden_states`` has n_layers + 1 entries: -(n+1) … n are valid."""
+    if not -(n_layers + 1) <= layer <= n_layers:
+        raise ModelError(BAD_OPTION.format(
+            spec=spec, problem=f"layer={layer} is out of range: the model has {n_layers} layers, "
+                               f"so layer must be in {-(n_layers + 1)} … {n_layers} (0 = embeddings, -1 = last)"))
+
+
+def _base_name(location: str) -> str:
+    """The folder's name, or the last part of a hub name."""
+    return Path(location.rstrip("/\\")).name or location
+
+
+def _option_values(spec: str, options: dict[str, str], folder: Path | None) -> tuple[Pooling, int]:
+    pooling = options.get("pooling", "mean")
+    if pooling not in POOLINGS:
+        raise ModelError(BAD_OPTION.format(spec=spec, problem=f"pooling={pooling!r}; use one of {', '.join(POOLINGS)}"))
+    raw_layer = options.get("layer", "-1")
+    try:
+        layer = int(raw_layer)
+    except ValueError:
+        raise ModelError(BAD_OPTION.format(spec=spec, problem=f"layer={raw_layer!r} is not an integer")) from None
+    config = folder / "config.json" if folder is not None else None
+    if config is not None and config.is_file():
+        try:
+            n_layers = json.loads(config.read_text(encoding="utf-8")).get("num_hidden_layers")
+        except (OSError, ValueError):
+            n_layers = None
+        if isinstance(n_layers, int):
+            _check_layer(spec, layer, n_layers)  # fail now, before any model is read
+    return pooling, layer  # type: ignore[return-value]

@@ -1,0 +1,255 @@
+"""The encoder as a model source: :class:`EncoderSource` (loaded lazily, in each process
+that uses it) and the ``sbert:`` and ``hf:`` spec builders."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from collections.abc import Collection, Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from wefe_same.cachedir import ENCODERS, cache_dir
+from wefe_same.versions import package_version
+from wefe_same.models.base import ModelSource
+from wefe_same.models.specs import LoadOptions
+from wefe_same.models.encoders.hashing import files_sha256, folder_files
+from wefe_same.models.encoders.onnx import OnnxBackend
+from wefe_same.models.encoders.parts import unpack_split_zip
+from wefe_same.models.encoders.settings import (
+    _LIBRARIES,
+    BATCH_SIZE,
+    Backend,
+    EncoderSettings,
+    Location,
+    _base_name,
+    _option_values,
+    check_templates,
+    fill,
+    hub_offline,
+    locate,
+    parse_options,
+    require,
+    settings_label,
+)
+from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
+
+
+def encoder_cache() -> Path:
+    """The encoders' folder of the one cache directory: unpacked archives and the sha256 store."""
+    return cache_dir() / ENCODERS
+
+
+class EncoderSource(ModelSource):
+    """A sentence or token encoder, loaded lazily, in each process that uses it.
+
+    A :class:`~wefe_same.models.base.ModelSource` with ``identity()`` and
+    ``open_vocabulary``; ``has_vocabulary`` is False: an encoder cannot list its words, so
+    analogy benchmarks that search a vocabulary say so for it.
+
+    Pickling keeps the settings only (no loaded model): a worker process loads the model
+    again on its first :meth:`lookup`.
+    """
+
+    #: Every string has a vector: a caller that tries casing variants of a word only when
+    #: the word itself is unknown can ask for the words alone (half the encoding work).
+    open_vocabulary = True
+
+    def __init__(self, name: str, settings: EncoderSettings, *, batch_size: int = BATCH_SIZE,
+                 progress: bool | None = None) -> None:
+        self.name = name
+        self.settings = settings
+        self.batch_size = int(batch_size)
+        self.progress = progress
+        self._backend: Any = None
+
+    # ------------------------------------------------------------------ pickling
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_backend"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"EncoderSource({self.name!r}, {self.settings.backend}:{self.settings.location})"
+
+    # ------------------------------------------------------------------ loading
+    def _location(self) -> Location:
+        s = self.settings
+        if s.backend == "onnx":
+            return Location(folder=Path(s.location))
+        if s.parts:
+            return Location(folder=unpack_split_zip(s.spec, [Path(p) for p in s.parts], str(s.archive_root),
+                                                    cache=encoder_cache()))
+        return locate(s.spec, s.location, revision=s.revision, allow_download=s.allow_download)
+
+    def _load(self) -> Any:
+        if self._backend is None:
+            s = self.settings
+            with hub_offline(s.allow_download):
+                if s.backend == "onnx":
+                    self._backend = OnnxBackend(s)
+                elif s.backend == "sbert":
+                    self._backend = _SbertBackend(s, self._location())
+                else:
+                    self._backend = _HfBackend(s, self._location())
+        return self._backend
+
+    # ------------------------------------------------------------------ protocol
+    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
+        """Every word's vector (an encoder knows every string); see the module docstring.
+
+        Words are encoded in sorted order, in batches of :attr:`batch_size` sentences,
+        so the same word set gives the same bytes.
+        """
+        words = sorted(set(words))
+        if not words:
+            return {}
+        backend = self._load()
+        templates = self.settings.templates
+        if not templates:
+            vectors = self._encode(backend, words).astype(np.float64)
+            return {w: vectors[i] for i, w in enumerate(words)}
+        sentences = sorted({fill(t, w) for w in words for t in templates})
+        encoded = self._encode(backend, sentences)
+        row = {s: i for i, s in enumerate(sentences)}
+        out = {}
+        for w in words:
+            rows = encoded[[row[fill(t, w)] for t in templates]].astype(np.float64)
+            out[w] = rows.mean(axis=0)
+        return out
+
+    def _encode(self, backend: Any, texts: Sequence[str]) -> np.ndarray:
+        from tqdm.auto import tqdm
+
+        # Batches of texts of similar length pad less (25 % faster on the default words);
+        # the order is a fixed function of the texts, and the rows are put back after.
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), texts[i]))
+        texts = [texts[i] for i in order]
+        chunks = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        # disable=None: tqdm shows the bar only on a terminal.
+        disable = True if len(chunks) < 2 else (None if self.progress is None else not self.progress)
+        parts = []
+        with tqdm(total=len(texts), disable=disable, unit="text", desc=f"encoding {self.name}",
+                  leave=False) as bar:
+            for chunk in chunks:
+                parts.append(np.asarray(backend.encode(list(chunk)), dtype=np.float32))
+                bar.update(len(chunk))
+        encoded = np.vstack(parts)
+        restored = np.empty_like(encoded)
+        restored[order] = encoded
+        return restored
+
+    def identity(self) -> dict[str, Any]:
+        """What decides the vectors, without loading the model: the cache key.
+
+        The model's files are identified by their sha256 (:func:`file_sha256`: each file
+        is read once, then remembered by its stats), a cached hub snapshot by its commit;
+        the settings (templates, pooling, layer, normalisation, truncation), the package
+        version and the libraries' versions are part of the key.
+        """
+        s = self.settings
+        key: dict[str, Any] = {"kind": "encoder", **{k: v for k, v in asdict(s).items()
+                                                     if k not in ("spec", "allow_download", "parts")}}
+        key["templates"] = list(s.templates)
+        key["parts"] = [Path(p).name for p in s.parts]
+        if s.parts:  # a split archive is identified by its slices: nothing is unpacked
+            key["files_sha256"] = files_sha256([Path(p) for p in s.parts], store_dir=encoder_cache())
+        else:
+            loc = self._location()
+            if loc.hub_id is not None:
+                key["hub_id"] = loc.hub_id
+                key["hub_revision"] = loc.revision or "unresolved: " + (s.revision or "main")
+            if loc.folder is not None and (loc.hub_id is None or s.backend == "onnx"):
+                key["files_sha256"] = _model_files_sha256(s, loc.folder)
+        if s.package:
+            key["package_version"] = package_version(s.package)
+        key["libraries"] = {d: package_version(d) for d in _LIBRARIES[s.backend]}
+        return key
+
+    def describe(self) -> dict[str, str]:
+        """Provenance for the manifest: kind, files, revision or fingerprint, settings, device."""
+        s = self.settings
+        out = {"kind": s.backend}
+        ident = self.identity()
+        for key in ("hub_id", "hub_revision", "package", "package_version"):
+            if ident.get(key):
+                out[key] = str(ident[key])
+        if ident.get("files_sha256"):
+            out["files_sha256"] = json.dumps(ident["files_sha256"], sort_keys=True)
+        loc = self._location()
+        if loc.folder is not None:
+            out["path"] = str(loc.folder)
+        if s.backend == "onnx":
+            out["onnx_file"] = str(s.onnx_file)
+            out["tokenizer_file"] = str(s.tokenizer_file)
+        if s.backend != "sbert":
+            out["pooling"] = s.pooling
+        if s.backend == "hf":
+            out["layer"] = str(s.layer)
+        if s.backend == "onnx":
+            out["normalize"] = str(s.normalize).lower()
+        out["templates"] = json.dumps(list(s.templates), ensure_ascii=False)
+        out["batch_size"] = str(self.batch_size)
+        out["device"] = self._backend.device if self._backend is not None else _default_device(s.backend)
+        if self._backend is not None and self._backend.dim:
+            out["dim"] = str(self._backend.dim)
+        for dist, version in ident["libraries"].items():
+            out[dist] = str(version)
+        return out
+
+
+def _model_files_sha256(s: EncoderSettings, folder: Path) -> dict[str, str]:
+    if s.backend == "onnx":
+        return files_sha256([Path(f) for f in (s.onnx_file, s.tokenizer_file) if f], store_dir=encoder_cache())
+    return files_sha256(folder_files(folder), folder, store_dir=encoder_cache())
+
+
+def _default_device(backend: Backend) -> str:
+    if backend == "onnx":
+        return "CPUExecutionProvider"
+    if importlib.util.find_spec("torch") is None:
+        return "cpu"
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: str,
+                    options: LoadOptions) -> EncoderSource:
+    spec = f"{scheme}:{location}"
+    path, opts = parse_options(scheme, location)
+    require("torch", f"model spec {spec!r}")
+    require("transformers", f"model spec {spec!r}")
+    if scheme == "sbert":
+        require("sentence_transformers", f"model spec {spec!r}")
+    templates = check_templates(options.templates)
+    revision = opts.get("revision") or None
+    loc = locate(spec, path, revision=revision, allow_download=options.allow_download)
+    pooling, layer = _option_values(spec, opts, loc.folder) if scheme == "hf" else ("mean", -1)
+    settings = EncoderSettings(
+        backend=scheme, spec=spec, location=str(loc.folder) if loc.hub_id is None else path,
+        revision=revision, pooling=pooling, layer=layer, templates=templates,
+        allow_download=options.allow_download,
+    )
+    label = name or _base_name(path) + settings_label(pooling=pooling, layer=layer, templates=templates)
+    return EncoderSource(label, settings)
+
+
+def sbert_source(name: str | None, location: str, options: LoadOptions) -> EncoderSource:
+    """``sbert:NAME_OR_PATH[,revision=REV]``: a sentence-transformers model."""
+    return _scheme_builder("sbert", name, location, options)
+
+
+def hf_source(name: str | None, location: str, options: LoadOptions) -> EncoderSource:
+    """``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=INT][,revision=REV]``: a transformers model."""
+    return _scheme_builder("hf", name, location, options)
+
+
+#: ``SCHEME:`` builders to register in :data:`wefe_same.models.catalog.SCHEMES`.
+ENCODER_SCHEMES = {"sbert": sbert_source, "hf": hf_source}

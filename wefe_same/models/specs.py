@@ -1,0 +1,117 @@
+"""Model specs as users type them, parsed without opening any file: ``NAME=`` prefixes,
+default names, formats guessed from file names, and :class:`LoadOptions`, the options
+every source builder receives.
+
+Which spec means which model (the catalog, schemes, variants) is decided in
+:mod:`wefe_same.models.catalog`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from wefe_same.errors import ModelError
+
+UnicodeErrors = Literal["strict", "replace", "ignore"]
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """Options that apply to every model of a run.
+
+    Attributes
+    ----------
+    trust_pickle : bool
+        Allow gensim ``.kv``/``.model`` pickles given by path (loading one runs code).
+    unicode_errors : {"strict", "replace", "ignore"}
+        How a word that is not valid UTF-8 in a text or binary embedding file is decoded:
+        "strict" stops with an error naming the file and line (default); the others
+        decode it leniently, as gensim's ``unicode_errors`` does, and report it.
+    subwords : bool
+        fastText ``.bin`` models build vectors of out-of-vocabulary words from their
+        character n-grams (marked ``subword`` in lookups.csv); False refuses them.
+    templates : tuple of str
+        Sentence templates with a ``{word}`` slot for encoder models; the word is encoded
+        in each and the vectors averaged. Empty: every word is encoded alone.
+    allow_download : bool
+        Let encoder models be fetched from the Hugging Face hub; default only local
+        folders and the local cache are used.
+    """
+
+    trust_pickle: bool = False
+    unicode_errors: UnicodeErrors = "strict"
+    subwords: bool = True
+    templates: tuple[str, ...] = field(default=())
+    allow_download: bool = False
+
+
+FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
+
+def strip_gz(path: Path) -> Path:
+    """``m.txt.gz`` → ``m.txt``: the name whose suffix tells the format.
+
+    >>> strip_gz(Path("d/m.txt.gz")), strip_gz(Path("m.bin"))
+    (PosixPath('d/m.txt'), PosixPath('m.bin'))
+    """
+    return path.with_suffix("") if path.suffix.lower() == ".gz" else path
+
+
+#: Extensions (before any ``.gz``) that tell a bare path's format; "text" is word2vec text
+#: with a ``V d`` header, else GloVe, decided when the file is read.
+EXTENSIONS = {".bin": "word2vec", ".vec": "fasttext", ".kv": "gensim", ".model": "gensim", ".txt": "text"}
+
+
+def guess_format(path: Path) -> str:
+    """The format of a bare path from its name alone (``m.txt.gz`` counts as ``.txt``).
+
+    Nothing is opened: ``.bin`` may hold word2vec binary or a fastText model and
+    ``.txt`` word2vec text or GloVe; the content decides when the file is read. A bare
+    ``NAME.gz`` (gensim-data's layout) is "text" too, its content deciding the same way.
+
+    >>> guess_format(Path("m.txt.gz")), guess_format(Path("m.bin")), guess_format(Path("d/NAME.gz"))
+    ('text', 'word2vec', 'text')
+    """
+    inner = strip_gz(path)
+    suffix = inner.suffix.lower()
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix]
+    if inner != path and not suffix:
+        return "text"
+    raise ModelError(
+        f"{path}: cannot guess the format from {path.name!r}; write FORMAT:PATH with FORMAT in "
+        + ", ".join(FORMATS)
+    )
+
+
+def default_name(location: str) -> str:
+    """The model name a path gets: its file name without ``.gz`` and one extension.
+
+    >>> default_name("/data/glove.6B.50d.txt.gz"), default_name("m.bin"), default_name("e.npy,v.txt")
+    ('glove.6B.50d', 'm', 'e')
+    """
+    return strip_gz(Path(location.split(",")[0])).stem
+
+
+def split_name(spec: str) -> tuple[str, str]:
+    """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":" or path separator.
+
+    >>> split_name("mine=glove:/data/g.txt"), split_name("glove:/data/a=b.txt")
+    (('mine', 'glove:/data/g.txt'), ('', 'glove:/data/a=b.txt'))
+    """
+    if "=" in re.split(r"[:/\\]", spec, maxsplit=1)[0]:
+        name, _, rest = spec.partition("=")
+        return name, rest
+    return "", spec
+
+
+def looks_like_path(spec: str) -> bool:
+    """A spec that is meant as a file even when there is none: a separator or a model extension.
+
+    >>> looks_like_path("data/m.txt"), looks_like_path("m.vec.gz"), looks_like_path("glove-6b-5d")
+    (True, True, False)
+    """
+    return ("/" in spec or "\\" in spec or spec.lower().endswith(".gz")
+            or Path(spec).suffix.lower() in (*EXTENSIONS, ".txt", ".npy"))
