@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from functools import lru_cache
+from functools import cache
 from importlib import metadata
 from pathlib import Path
 
@@ -28,7 +28,7 @@ def sha256_file(path: Path) -> str:
         return hashlib.file_digest(fh, "sha256").hexdigest()
 
 
-@lru_cache(maxsize=None)
+@cache
 def code_digest(*parts: str) -> str:
     """sha256 of this package's source files under ``parts`` (modules or folders).
 

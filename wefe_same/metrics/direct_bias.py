@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wefe_same.validation import check_int, check_number
 from wefe_same.metrics.result import MetricResult
+from wefe_same.validation import check_int, check_number
 
 #: With ``c = 0`` a word counts as orthogonal to the bias subspace (|cos|⁰ = 0) when its
 #: norm of cosines is at most this; rounding leaves ~d · 2⁻⁵³ on an orthogonal unit vector.

@@ -24,8 +24,8 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import entropy
 
-from wefe_same.validation import check_int, check_number
 from wefe_same.metrics.result import MetricResult
+from wefe_same.validation import check_int, check_number
 
 #: Solvers tried in turn until a fit passes the gradient check: Newton–CG (Hessian-vector
 #: products, the fastest here: 2x newton-cholesky on a 6 000-word lexicon in 300 dimensions),

@@ -34,15 +34,13 @@ from functools import partial
 from pathlib import Path
 
 from wefe_same.errors import ModelError, unknown_name
-from wefe_same.versions import package_version
-from wefe_same.query.files import load_queries
 from wefe_same.models.base import ModelSource, as_source, is_source_like
 from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
 from wefe_same.models.encoders import (
     ENCODER_SCHEMES,
+    TEXT_EXTRA,
     EncoderSettings,
     EncoderSource,
-    TEXT_EXTRA,
     check_templates,
     settings_label,
 )
@@ -59,6 +57,8 @@ from wefe_same.models.readers import (
 )
 from wefe_same.models.sources import LazySource
 from wefe_same.models.specs import FORMATS, LoadOptions, default_name, guess_format, looks_like_path, split_name
+from wefe_same.query.files import load_queries
+from wefe_same.versions import package_version
 
 DEBIAS_SUFFIX = "+hard-debias"
 #: Manzini et al. multiclass hard debiasing (models/debias/manzini.py): religion, race.

@@ -26,9 +26,9 @@ import re
 from pathlib import Path
 
 from wefe_same.errors import ModelError
-from wefe_same.models.specs import LoadOptions
-from wefe_same.models.readers.vectors_file import open_vectors_file
 from wefe_same.models.base import ModelSource
+from wefe_same.models.readers.vectors_file import open_vectors_file
+from wefe_same.models.specs import LoadOptions
 
 SCHEME = "gensim-data"
 #: The gensim-data models of the WEFE case study (Badilla et al. 2020, §4; the paper used Numberbatch 19.08-en,

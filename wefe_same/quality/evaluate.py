@@ -28,7 +28,14 @@ from wefe_same.errors import QualityError, WefeSameWarning, bad_parameter, unkno
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource, source_vocabulary
 from wefe_same.quality.analogy import METHODS, AnalogyMethod, evaluate_analogy
-from wefe_same.quality.datasets import AnalogyDataset, Kind, SimilarityDataset, detect_kind, load_analogy, load_similarity
+from wefe_same.quality.datasets import (
+    AnalogyDataset,
+    Kind,
+    SimilarityDataset,
+    detect_kind,
+    load_analogy,
+    load_similarity,
+)
 from wefe_same.quality.similarity import Missing, check_missing, evaluate_similarity
 from wefe_same.quality.vocab import Vocabulary
 

@@ -332,7 +332,19 @@ def close_tuples(keep: Iterable[str], groups: Iterable[Sequence[WordSet]]) -> fr
 
 
 __all__ = [
-    "ROLES", "NEUTRAL_ROLE_BY_METRIC", "SetWords", "WordDraws", "aligned_groups", "word_bootstrap_draws",
-    "close_tuples", "draw_positions", "group_keys", "half_draws", "half_size", "halves_draws",
-    "neutral_role", "set_key", "word_draws",
+    "NEUTRAL_ROLE_BY_METRIC",
+    "ROLES",
+    "SetWords",
+    "WordDraws",
+    "aligned_groups",
+    "close_tuples",
+    "draw_positions",
+    "group_keys",
+    "half_draws",
+    "half_size",
+    "halves_draws",
+    "neutral_role",
+    "set_key",
+    "word_bootstrap_draws",
+    "word_draws",
 ]

@@ -294,7 +294,8 @@ def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[s
     return out
 
 
-def load_table(task: ModelTaskLike, words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def load_table(task: ModelTaskLike,
+               words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """One lookup pass over a model: its table, description and identity."""
     source = task.source()
     table = build_table(source, words)

@@ -11,8 +11,6 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.validation import InvalidParameterError, check_choice, check_int
-from wefe_same.query.files import load_queries
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
 from wefe_same.models.debias.linalg import (
     _centred,
@@ -23,6 +21,8 @@ from wefe_same.models.debias.linalg import (
     equalize_set,
     neutralize_subspace,
 )
+from wefe_same.query.files import load_queries
+from wefe_same.validation import InvalidParameterError, check_choice, check_int
 
 #: Model-spec suffix of each Manzini et al. variant → its group in ``queries/manzini.toml``.
 MULTICLASS_VARIANTS: dict[str, str] = {"+debias-religion": "religion", "+debias-race": "race"}

@@ -13,7 +13,6 @@ from pathlib import Path
 
 from wefe_same.versions import sha256_file
 
-
 #: Files that do not change the vectors, left out of a folder's fingerprint.
 _IGNORED_FILES = {"README.md", "desktop.ini", ".gitattributes"}
 #: sha256 of files already hashed in this process, by (path, size, mtime_ns, inode).

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from wefe_same.errors import ModelError
 
-
 #: Members of the archive that are not part of the model (Windows folder settings).
 SKIPPED_MEMBERS = ("desktop.ini",)
 
@@ -92,7 +91,7 @@ def parts_key(parts: Sequence[Path]) -> str:
     h = hashlib.sha256()
     for p in parts:
         stat = p.stat()
-        h.update(f"{p.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode("utf-8"))
+        h.update(f"{p.name}\0{stat.st_size}\0{stat.st_mtime_ns}\n".encode())
     return h.hexdigest()[:16]
 
 

@@ -17,7 +17,6 @@ from typing import Literal
 
 from wefe_same.errors import ModelError
 
-
 Backend = Literal["sbert", "hf", "onnx"]
 Pooling = Literal["mean", "cls"]
 

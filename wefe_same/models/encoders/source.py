@@ -13,9 +13,7 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.cachedir import ENCODERS, cache_dir
-from wefe_same.versions import package_version
 from wefe_same.models.base import ModelSource
-from wefe_same.models.specs import LoadOptions
 from wefe_same.models.encoders.hashing import files_sha256, folder_files
 from wefe_same.models.encoders.onnx import OnnxBackend
 from wefe_same.models.encoders.parts import unpack_split_zip
@@ -36,6 +34,8 @@ from wefe_same.models.encoders.settings import (
     settings_label,
 )
 from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
+from wefe_same.models.specs import LoadOptions
+from wefe_same.versions import package_version
 
 
 def encoder_cache() -> Path:

@@ -11,9 +11,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from wefe_same.errors import ModelError, WefeSameWarning
-from wefe_same.validation import check_choice
 from wefe_same.models.specs import UnicodeErrors
-
+from wefe_same.validation import check_choice
 
 NOT_UTF8 = ("{where}: word {raw!r} is not valid UTF-8; decode it leniently with --unicode-errors "
             "replace or ignore (LoadOptions(unicode_errors=...))")

@@ -11,9 +11,7 @@ from typing import Any
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.validation import check_bool
 from wefe_same.models.base import ModelSource, StatusLookup
-from wefe_same.models.specs import UnicodeErrors
 from wefe_same.models.readers.decoding import _Decoder
 from wefe_same.models.readers.files import (
     CHUNK_BYTES,
@@ -23,7 +21,8 @@ from wefe_same.models.readers.files import (
     file_identity,
     open_stream,
 )
-
+from wefe_same.models.specs import UnicodeErrors
+from wefe_same.validation import check_bool
 
 FASTTEXT_FAILED = "{path}: cannot load the fastText .bin file ({error})"
 FASTTEXT_TRUNCATED = "{path}: a fastText .bin file that ends inside its {part}: truncated or damaged"

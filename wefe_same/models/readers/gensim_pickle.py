@@ -7,9 +7,9 @@ from pathlib import Path
 
 from wefe_same.errors import ModelError
 from wefe_same.interrupts import signals_deferred
-from wefe_same.models.specs import LoadOptions
-from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.models.readers.files import check_model_file, file_description, file_identity
+from wefe_same.models.sources import ArraySource, LazySource
+from wefe_same.models.specs import LoadOptions
 
 
 def load_gensim_pickle(name: str, path: Path, *, trusted: bool) -> ArraySource:

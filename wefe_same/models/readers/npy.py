@@ -9,8 +9,6 @@ from pathlib import Path
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.models.specs import LoadOptions, UnicodeErrors
-from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.models.readers.decoding import _Decoder
 from wefe_same.models.readers.files import (
     _errors_name,
@@ -20,7 +18,8 @@ from wefe_same.models.readers.files import (
     file_identity,
     open_stream,
 )
-
+from wefe_same.models.sources import ArraySource, LazySource
+from wefe_same.models.specs import LoadOptions, UnicodeErrors
 
 NPY_OBJECTS = ("{path}: the array holds Python objects (dtype {dtype}); loading it would need pickle, "
                "which runs code from the file: refused")

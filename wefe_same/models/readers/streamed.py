@@ -17,9 +17,9 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from wefe_same.models.base import ModelSource
-from wefe_same.models.specs import UnicodeErrors
 from wefe_same.models.readers.decoding import _Decoder
 from wefe_same.models.readers.files import check_model_file, file_description, file_identity, open_stream
+from wefe_same.models.specs import UnicodeErrors
 
 
 class StreamedFileSource(ModelSource):

@@ -19,10 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.models.specs import UnicodeErrors
 from wefe_same.models.readers.files import NO_VECTORS, _check_dim, _header, _lines
 from wefe_same.models.readers.streamed import StreamedFileSource
-
+from wefe_same.models.specs import UnicodeErrors
 
 BAD_VECTOR = "{path}:{line}: cannot parse the vector of word {word!r}"
 WRONG_LENGTH = "{path}:{line}: word {word!r} has {n} numbers, expected {dim} numbers"

@@ -9,16 +9,15 @@ from typing import Any, Literal
 
 import numpy as np
 
-from wefe_same.validation import check_bool, check_choice
 from wefe_same.models.base import ModelSource, StatusLookup
-from wefe_same.models.specs import LoadOptions
 from wefe_same.models.readers.decoding import UNICODE_ERRORS
 from wefe_same.models.readers.fasttext_bin import FastTextBinSource
 from wefe_same.models.readers.files import check_model_file, file_description, file_identity, sniff
 from wefe_same.models.readers.streamed import StreamedFileSource
 from wefe_same.models.readers.text import TextVectorsSource
 from wefe_same.models.readers.word2vec_binary import Word2VecBinarySource
-
+from wefe_same.models.specs import LoadOptions
+from wefe_same.validation import check_bool, check_choice
 
 #: Format labels a user gives (``FORMAT:PATH``) or a file name implies; "text" is a ``.txt``
 #: or bare ``.gz`` whose header (or its absence) says word2vec or GloVe when it is read.

@@ -8,10 +8,9 @@ from pathlib import Path
 import numpy as np
 
 from wefe_same.errors import ModelError
-from wefe_same.models.specs import UnicodeErrors
 from wefe_same.models.readers.files import CHUNK_BYTES, MAX_LINE_BYTES, MAX_WORD_BYTES, NO_VECTORS, _check_dim, _header
 from wefe_same.models.readers.streamed import StreamedFileSource
-
+from wefe_same.models.specs import UnicodeErrors
 
 BAD_HEADER = "{path}: the first line should be 'VOCABULARY_SIZE DIMENSION' of a word2vec binary file, got {line!r}"
 NO_SPACE = ("{path}: record {record} at byte {offset}: no space after the word within {limit} bytes: "
@@ -93,7 +92,7 @@ class Word2VecBinarySource(StreamedFileSource):
         dim = 0
         if limit is None or limit > 0:
             with self._decode.reporting(self.path):
-                for word, chunk, dim in self._records(lambda w: True):
+                for word, chunk, dim in self._records(lambda w: True):  # noqa: B007 (dim is read after the loop)
                     words.append(word)
                     data += chunk
                     if limit is not None and len(words) >= limit:
