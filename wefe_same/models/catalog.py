@@ -377,7 +377,7 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     if rest in CATALOG:
         source = _catalog_source(rest, options)
         if name:
-            source.name = name  # type: ignore[misc]
+            source.name = name
         return source
     scheme, sep, location = rest.partition(":")
     if sep and scheme in SCHEMES:
