@@ -209,6 +209,15 @@ class Location:
     hub_id: str | None = None
     revision: str | None = None  # the hub commit of a cached snapshot
 
+    @property
+    def target(self) -> str:
+        """What a loader opens: the folder, else the hub name."""
+        if self.folder is not None:
+            return str(self.folder)
+        if self.hub_id is None:
+            raise ModelError("a model location needs a folder or a hub name")
+        return self.hub_id
+
 
 def hub_cache_dir() -> str:
     """The Hugging Face hub cache folder as huggingface_hub would use it."""
