@@ -43,7 +43,7 @@ def signals_deferred() -> Iterator[None]:
     try:
         yield
     finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         for signum in dict.fromkeys(received):
             signal.raise_signal(signum)

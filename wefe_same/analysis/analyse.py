@@ -79,7 +79,7 @@ class Analysis:
         return {name: table for name in EXTRA_TABLES if (table := getattr(self, name)) is not None}
 
 
-def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-benchmark scores and ranks (higher score = rank 1) and the combined rank."""
     scores = table.pivot(index="model", columns="benchmark", values="score").reindex(
         index=list(models), columns=list(dict.fromkeys(table["benchmark"])))

@@ -206,7 +206,7 @@ def load_external(
     return table.reindex(run_models).rename_axis(index="model", columns=None)
 
 
-def rank_external(frame: pd.DataFrame, higher_is_better: Iterable[str] = (), ties: str = "min") -> pd.DataFrame:
+def rank_external(frame: pd.DataFrame, higher_is_better: Iterable[str] = (), ties: Ties = "min") -> pd.DataFrame:
     """Ranks of external columns: 1 = least biased, NaN stays NaN.
 
     A lower value is less biased (rank 1) unless the column is in ``higher_is_better``

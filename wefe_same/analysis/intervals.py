@@ -111,12 +111,13 @@ def summarize_draws(
                                                  "rank_ci_low", "rank_ci_high"])
 
     extra = [] if fixed is None else [c for c in fixed.columns if c not in names]
-    fixed_values = (fixed[extra].reindex(models).astype("float64").to_numpy() if extra
+    fixed_part = fixed[extra].reindex(models) if fixed is not None and extra else None
+    fixed_values = (fixed_part.astype("float64").to_numpy() if fixed_part is not None
                     else np.empty((len(models), 0)))
     columns = [*names, *extra]
     series = [oriented[:, :, k] for k in range(len(names))] + [
         np.broadcast_to(fixed_values[:, j], draws.shape[:2]) for j in range(len(extra))]
-    point_table = rankings[names].join(fixed[extra].reindex(models)) if extra else rankings[names]
+    point_table = rankings[names].join(fixed_part) if fixed_part is not None else rankings[names]
     point, _ = correlations(point_table, "spearman")
     corr_rows = []
     for i, a in enumerate(columns):

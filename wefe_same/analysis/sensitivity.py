@@ -72,7 +72,7 @@ def aggregation_sensitivity(
     aggregates: pd.DataFrame,
     rankings: pd.DataFrame,
     specs: Sequence[Any],
-    ties: str = "min",
+    ties: Ties = "min",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The overall ranking under the mean of normalised aggregates, Borda and the median rank.
 

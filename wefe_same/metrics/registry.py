@@ -325,11 +325,11 @@ def check_options(specs: Iterable[MetricSpec], metric_options: Mapping[str, Mapp
     ...
     wefe_same.validation.InvalidParameterError: The 'train_fraction' parameter of RNSB must be a number in (0, 1]. Got 0 instead.
     """
-    specs = {s.name: s for s in specs}
+    by_name = {s.name: s for s in specs}
     for metric, opts in (metric_options or {}).items():
-        if metric not in specs:
+        if metric not in by_name:
             raise MetricError(
-                f"metric_options names metric {metric!r}, which is not selected; selected: {', '.join(specs)}"
+                f"metric_options names metric {metric!r}, which is not selected; selected: {', '.join(by_name)}"
             )
         for key, value in opts.items():
-            specs[metric].check_option(key, value)
+            by_name[metric].check_option(key, value)

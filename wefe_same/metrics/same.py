@@ -54,7 +54,7 @@ def signed_pair_bias(T: np.ndarray, groups: tuple[np.ndarray, ...]) -> dict[str,
     for i, j in itertools.combinations(range(len(groups)), 2):
         direction = means[i] - means[j]
         norm = np.linalg.norm(direction)
-        scale = max(np.linalg.norm(means[i]), np.linalg.norm(means[j]), 1e-300)
+        scale = max(float(np.linalg.norm(means[i])), float(np.linalg.norm(means[j])), 1e-300)
         out[f"signed_{i}_{j}"] = T @ direction / norm if norm > DEPENDENCE_TOL * scale else np.full(len(T), np.nan)
     return out
 

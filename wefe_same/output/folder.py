@@ -228,7 +228,7 @@ def clean_stale(out: str | os.PathLike[str]) -> list[Path]:
     """Remove the ``.NAME.partial-*`` / ``.NAME.old-*`` siblings of ``out`` left by killed
     runs, only those :func:`owner_is_gone` vouches for; return what was removed."""
     out = Path(out)
-    removed = []
+    removed: list[Path] = []
     try:
         siblings = sorted(out.parent.iterdir())
     except OSError:

@@ -27,7 +27,7 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(ch, ch) for ch in str(text))
 
 
-def _cell(rank: object, value: object, digits: int) -> tuple[str, bool]:
+def _cell(rank: float, value: float | None, digits: int) -> tuple[str, bool]:
     """("rank (score)", is_best) for one table cell."""
     if pd.isna(rank):
         return "n/a", False

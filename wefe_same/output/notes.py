@@ -18,8 +18,8 @@ def note_messages(stems: dict[Note, list[str]]) -> list[str]:
 'figure robustness: drawing failed (ValueError: x); left out']
     """
     models: dict[tuple[str, str, tuple[str, ...]], list[str | None]] = {}
-    for (model, what, how), where in stems.items():
-        models.setdefault((what, how, tuple(where)), []).append(model)
+    for (model, what, how), figures in stems.items():
+        models.setdefault((what, how, tuple(figures)), []).append(model)
     messages = []
     for (what, how, where), names in models.items():
         shown = ", ".join(where) if len(where) <= 6 else f"{', '.join(where[:3])} and {len(where) - 3} more"

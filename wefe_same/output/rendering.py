@@ -24,11 +24,12 @@ from wefe_same.validation import as_list, check_choice
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
+    from matplotlib.typing import RcKeyType
 
 #: Every figure format the results folder can hold.
 FIGURE_FORMATS = ("png", "pdf", "svg")
 #: Settings of every saved figure: byte-identical files for the same data.
-RC = {"svg.hashsalt": "wefe_same", "svg.fonttype": "none"}
+RC: dict[RcKeyType, Any] = {"svg.hashsalt": "wefe_same", "svg.fonttype": "none"}
 DPI = 150
 _METADATA = {"png": {"Software": None}, "pdf": {"CreationDate": None, "Producer": None},
              "svg": {"Date": None}}
@@ -76,7 +77,7 @@ def render(job: FigureJob, formats: Sequence[str]) -> tuple[dict[str, bytes], li
             _fix_layout(fig)
             # Labels the layout engine let out of the canvas (long tick labels beside an
             # equal-aspect heatmap) are brought back by saving the tight box, found once.
-            box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)
+            box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)  # type: ignore[attr-defined]
             files = {}
             for fmt in formats:
                 buffer = io.BytesIO()
@@ -169,6 +170,7 @@ def rendering(jobs: Sequence[FigureJob], formats: Sequence[str], workers: int = 
     if failure is not None:
         yield lambda: [here(job, failure) for job in jobs]
         return
+    assert pool is not None  # no failure: the pool started
 
     def collect() -> list[tuple[dict[str, bytes], list[Note]]]:
         results = []

@@ -304,11 +304,11 @@ def evaluate_analogy(
         mean = vocabulary.mean.astype(np.float64)
         norm = np.linalg.norm(mean)
         stand_in = (mean / norm if norm > 0 else mean).astype(unit.dtype)
-        abc = [vocabulary.take(q_rows[:, j], stand_in, unit=True) for j in range(3)]
+        a, b, c = (vocabulary.take(q_rows[:, j], stand_in, unit=True) for j in range(3))
     else:
-        abc = [unit[q_rows[:, j]] for j in range(3)]
+        a, b, c = (unit[q_rows[:, j]] for j in range(3))
     exclude = exclusion_pairs(vocabulary.classes, q_rows[:, :3])
-    best = solve_analogies(unit, *abc, exclude, method=method, epsilon=epsilon,
+    best = solve_analogies(unit, a, b, c, exclude, method=method, epsilon=epsilon,
                            batch_size=batch_size, chunk_size=chunk_size, n_jobs=n_jobs)
     correct = np.zeros(n, dtype=bool)
     correct[solve] = (best >= 0) & (vocabulary.classes[np.maximum(best, 0)] == q_rows[:, 3])

@@ -88,7 +88,7 @@ def load_query_file(path: str | Path) -> QuerySet:
         if not isinstance(aligned, bool):
             raise QueryError(f"{path}: set {set_name!r}: 'aligned' must be true or false, got {aligned!r}")
         try:
-            sets[set_name] = WordSet(set_name, words, table.get("source"), aligned=aligned)
+            sets[set_name] = WordSet(set_name, tuple(words), table.get("source"), aligned=aligned)
         except QueryError as err:
             raise QueryError(f"{path}: {err}") from None
 
@@ -103,7 +103,7 @@ def load_query_file(path: str | Path) -> QuerySet:
         if not isinstance(label, str):
             raise QueryError(f"{path}: queries entry {i}: 'name' must be a string")
         _check_keys(path, f"query {label!r}", entry, QUERY_KEYS)
-        roles = []
+        roles: list[tuple[WordSet, ...]] = []
         for role in ("targets", "attributes"):
             names = entry.get(role)
             if not isinstance(names, list) or not names:
@@ -114,7 +114,7 @@ def load_query_file(path: str | Path) -> QuerySet:
                         f"{path}: query {label!r} names unknown set {n!r}; "
                         f"sets defined: {', '.join(sets)}"
                     )
-            roles.append([sets[n] for n in names])
+            roles.append(tuple(sets[n] for n in names))
         try:
             queries.append(Query(roles[0], roles[1], name=entry.get("name")))
         except QueryError as err:

@@ -67,7 +67,7 @@ def neutral_role(spec: Any) -> Role:
     for attr in ("neutral_role", "word_role"):
         role = getattr(spec, attr, None)
         if role in ROLES:
-            return role  # type: ignore[return-value]
+            return role
     return NEUTRAL_ROLE_BY_METRIC.get(spec.name, "attributes")
 
 

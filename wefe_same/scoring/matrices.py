@@ -10,10 +10,10 @@ import pandas as pd
 
 from wefe_same.query import resample as resampling
 from wefe_same.scoring.model import ModelScores, ScoringPlan
-from wefe_same.scoring.vectors import Lookup, VectorTable
+from wefe_same.scoring.vectors import Lookup, LookupStatus, VectorTable
 
 #: Lookup status of a word a model has but not every model of a shared-words run has.
-NOT_SHARED = "not shared"
+NOT_SHARED: LookupStatus = "not shared"
 
 
 

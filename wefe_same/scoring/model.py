@@ -156,9 +156,9 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
 
     reason = "; ".join(r for r in reasons if r) or None
     arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
-    found = sum(len(w) for lists in word_lists.values() for w in lists)
+    n_found = sum(len(w) for lists in word_lists.values() for w in lists)
     role_words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
-    return Prepared(arrays["targets"], arrays["attributes"], role_words, found, missing, reason)
+    return Prepared(arrays["targets"], arrays["attributes"], role_words, n_found, missing, reason)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
@@ -216,7 +216,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
-    word_frames = []
+    word_frames: list[pd.DataFrame] = []
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
         for sub in subqueries:

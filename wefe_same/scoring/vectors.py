@@ -19,7 +19,7 @@ vocabulary holds is preferred to a vector built from subwords.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,10 +28,12 @@ import pandas as pd
 
 from wefe_same.models.sources import ModelSource, lookup_with_status
 
-LookupStatus = Literal["exact", "lower", "title", "subword", "missing", "zero vector", "non-finite vector"]
+#: "not shared": found, but left out of a shared-words run (:func:`wefe_same.scoring.matrices.restrict`).
+LookupStatus = Literal["exact", "lower", "title", "subword", "missing", "zero vector", "non-finite vector",
+                       "not shared"]
 #: Statuses of a word that has a usable vector.
 FOUND: tuple[LookupStatus, ...] = ("exact", "lower", "title", "subword")
-CASINGS: tuple[tuple[LookupStatus, object], ...] = (
+CASINGS: tuple[tuple[LookupStatus, Callable[[str], str]], ...] = (
     ("exact", str),
     ("lower", str.lower),
     ("title", str.title),
@@ -54,7 +56,7 @@ class Lookup:
 def _candidates(word: str) -> list[tuple[LookupStatus, str]]:
     out: list[tuple[LookupStatus, str]] = []
     for status, fold in CASINGS:
-        form = fold(word)  # type: ignore[operator]
+        form = fold(word)
         if form not in (f for _, f in out):
             out.append((status, form))
     return out
@@ -96,7 +98,8 @@ class VectorTable:
 
     def split(self, words: Iterable[str]) -> tuple[list[str], list[str]]:
         """(found, missing), each in the order given."""
-        found, missing = [], []
+        found: list[str] = []
+        missing: list[str] = []
         for w in words:
             (found if w in self._row else missing).append(w)
         return found, missing
@@ -153,7 +156,8 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
     # An open-vocabulary source (an encoder) has a vector for every string: the word as
     # written is always found, so asking for its casings would only multiply the work.
     open_vocabulary = source.open_vocabulary
-    candidates = {w: [("exact", w)] if open_vocabulary else _candidates(w) for w in words}
+    candidates: dict[str, list[tuple[LookupStatus, str]]] = {
+        w: [("exact", w)] if open_vocabulary else _candidates(w) for w in words}
     found, subword = lookup_with_status(source, {form for cands in candidates.values() for _, form in cands})
     vectors: dict[str, np.ndarray] = {}
     lookups: list[Lookup] = []

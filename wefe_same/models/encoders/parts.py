@@ -26,8 +26,12 @@ import tempfile
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wefe_same.errors import ModelError
+
+if TYPE_CHECKING:
+    from _typeshed import WriteableBuffer
 
 #: Members of the archive that are not part of the model (Windows folder settings).
 SKIPPED_MEMBERS = ("desktop.ini",)
@@ -66,7 +70,7 @@ class ConcatenatedFile(io.RawIOBase):
         self._pos = max(0, base + offset)
         return self._pos
 
-    def readinto(self, buffer) -> int:  # type: ignore[no-untyped-def]
+    def readinto(self, buffer: WriteableBuffer) -> int:
         view = memoryview(buffer).cast("B")
         done = 0
         start = 0

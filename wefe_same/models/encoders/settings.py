@@ -75,7 +75,7 @@ def hub_offline(allow_download: bool) -> Iterator[None]:
     saved_flag = getattr(constants, "HF_HUB_OFFLINE", None)
     os.environ["HF_HUB_OFFLINE"] = "1"
     if constants is not None:
-        constants.HF_HUB_OFFLINE = True
+        constants.HF_HUB_OFFLINE = True  # type: ignore[attr-defined]
     try:
         yield
     finally:
@@ -86,9 +86,10 @@ def hub_offline(allow_download: bool) -> Iterator[None]:
                 os.environ[key] = value
         constants = sys.modules.get("huggingface_hub.constants")  # maybe imported inside the block
         if constants is not None:
-            constants.HF_HUB_OFFLINE = (saved_flag if saved_flag is not None else
-                                        any((os.environ.get(k) or "").upper() in ("1", "ON", "YES", "TRUE")
-                                            for k in _OFFLINE_VARIABLES))
+            restored = (saved_flag if saved_flag is not None else
+                        any((os.environ.get(k) or "").upper() in ("1", "ON", "YES", "TRUE")
+                            for k in _OFFLINE_VARIABLES))
+            constants.HF_HUB_OFFLINE = restored  # type: ignore[attr-defined]
 
 
 def require(module: str, what: str) -> None:
@@ -207,6 +208,15 @@ class Location:
     folder: Path | None
     hub_id: str | None = None
     revision: str | None = None  # the hub commit of a cached snapshot
+
+    @property
+    def target(self) -> str:
+        """What a loader opens: the folder, else the hub name."""
+        if self.folder is not None:
+            return str(self.folder)
+        if self.hub_id is None:
+            raise ModelError("a model location needs a folder or a hub name")
+        return self.hub_id
 
 
 def hub_cache_dir() -> str:
@@ -327,4 +337,4 @@ def _option_values(spec: str, options: dict[str, str], folder: Path | None) -> t
             n_layers = None
         if isinstance(n_layers, int):
             _check_layer(spec, layer, n_layers)  # fail now, before any model is read
-    return pooling, layer  # type: ignore[return-value]
+    return pooling, layer

@@ -175,7 +175,7 @@ class EncoderSource(ModelSource):
     def describe(self) -> dict[str, str]:
         """Provenance for the manifest: kind, files, revision or fingerprint, settings, device."""
         s = self.settings
-        out = {"kind": s.backend}
+        out: dict[str, str] = {"kind": s.backend}
         ident = self.identity()
         for key in ("hub_id", "hub_revision", "package", "package_version"):
             if ident.get(key):

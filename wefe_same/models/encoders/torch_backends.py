@@ -64,7 +64,7 @@ class _SbertBackend:
         from sentence_transformers import SentenceTransformer
 
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
-        target = str(loc.folder) if loc.folder is not None else loc.hub_id
+        target = loc.target
         with _loading(s.spec, loc):
             self.model = SentenceTransformer(
                 target, device=self.device, revision=None if loc.folder is not None else s.revision,
@@ -93,8 +93,8 @@ class _HfBackend:
 
         self.settings = s
         self.device = "cuda" if torch.cuda.is_available() else "cpu"
-        target = str(loc.folder) if loc.folder is not None else loc.hub_id
-        kwargs = {"local_files_only": loc.folder is not None or not s.allow_download}
+        target = loc.target
+        kwargs: dict[str, bool | str] = {"local_files_only": loc.folder is not None or not s.allow_download}
         if loc.folder is None and s.revision:
             kwargs["revision"] = s.revision
         with _loading(s.spec, loc):

@@ -69,8 +69,8 @@ class _Decoder:
         before, shown = self.count, len(self.warnings)
         yield
         if self.count > before:
-            examples = [w[len(str(path)):].lstrip(":").strip() if w.startswith(str(path)) else w
-                        for w in self.warnings[shown:shown + 3]]
-            examples = "; ".join(f"line {e}" if e[:1].isdigit() else e for e in examples) or "see the manifest"
+            shown_words = [w[len(str(path)):].lstrip(":").strip() if w.startswith(str(path)) else w
+                           for w in self.warnings[shown:shown + 3]]
+            examples = "; ".join(f"line {e}" if e[:1].isdigit() else e for e in shown_words) or "see the manifest"
             warnings.warn(DECODED_SUMMARY.format(n=self.count - before, path=path, mode=self.unicode_errors,
                                                  examples=examples), WefeSameWarning, stacklevel=4)

@@ -84,8 +84,8 @@ def load_npy(name: str, matrix_path: Path, vocab_path: Path, *,
             f"has shape {matrix.shape}"
         )
     source = ArraySource(name, words, matrix, file_description("npy", matrix_path, vocab_path),
-                         identity=file_identity("npy", matrix_path, vocab_path, unicode_errors=unicode_errors))
-    source.decode_warnings = decode.warnings
+                         identity=file_identity("npy", matrix_path, vocab_path, unicode_errors=unicode_errors),
+                         decode_warnings=decode.warnings)
     return source
 
 

@@ -75,7 +75,7 @@ class TextVectorsSource(StreamedFileSource):
                     continue
                 label = word if word is not None else raw
                 try:
-                    vec = np.array(rest.split(), dtype=dtype)
+                    vec: np.ndarray = np.array(rest.split(), dtype=dtype)
                 except ValueError:
                     raise ModelError(BAD_VECTOR.format(path=path, line=lineno, word=label)) from None
                 if vec.size == 0 or vec.size != (dim or vec.size):

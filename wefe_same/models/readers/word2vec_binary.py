@@ -78,7 +78,7 @@ class Word2VecBinarySource(StreamedFileSource):
     def _rows(self, keep: Callable[[str], bool], dtype: type = np.float64) -> Iterator[tuple[str, np.ndarray]]:
         for word, data, _ in self._records(keep):
             with np.errstate(invalid="ignore"):  # a signalling NaN warns when widened; it stays NaN
-                vec = np.frombuffer(data, dtype="<f4").astype(dtype)
+                vec: np.ndarray = np.frombuffer(data, dtype="<f4").astype(dtype)
             yield word, vec
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
