@@ -78,25 +78,26 @@ def stage_functions() -> list[tuple[str, object]]:
         return obj
 
     wanted = [
-        ("plan: check arguments, expand subqueries", "api", "prepare_run"),
-        ("  resolve model specs", "plan", "make_tasks"),
-        ("score every model (stage total)", "executors", "score_models"),
-        ("  lookup pass (build_table), all models", "vectors", "build_table"),
-        ("  score tables, all models", "scoring", "score_table"),
-        ("    prepare subqueries (word arrays)", "scoring", "prepare"),
+        ("plan: check arguments, expand subqueries", "run.pipeline", "prepare"),
+        ("  resolve model specs", "run.plan", "make_tasks"),
+        ("score every model (stage total)", "run.score", "score_models"),
+        ("  lookup pass (build_table), all models", "scoring.vectors", "build_table"),
+        ("  score tables, all models", "scoring.model", "score_table"),
+        ("    prepare subqueries (word arrays)", "scoring.model", "prepare"),
     ]
     rows = [(label, get(module, name)) for label, module, name in wanted]
     rows += [(f"    metric {spec.name}", spec.func) for spec in METRICS.values()]
     rows += [(label, get(module, name)) for label, module, name in [
-        ("score matrices", "scoring", "score_matrices"),
-        ("aggregate, rank", "ranking", "aggregate_run"),
-        ("analyse: correlations, intervals", "comparison", "analyse"),
-        ("manifest", "api", "make_manifest"),
+        ("score matrices", "scoring.model", "score_matrices"),
+        ("aggregate, rank", "analysis.ranking", "aggregate_run"),
+        ("quality columns (cached per model)", "run.quality", "quality_table"),
+        ("analyse: correlations, intervals", "analysis.analyse", "analyse"),
+        ("manifest", "run.manifest", "make_manifest"),
         ("save the results folder (total)", "result", "RankResult.save"),
-        ("  tables (CSV)", "report", "write_csv_tables"),
-        ("  tables (LaTeX, markdown)", "report", "write_tables"),
-        ("  start the figure workers", "report", "figures_rendering"),
-        ("  figures (drawn here, or waited for after the tables)", "report", "write_figures"),
+        ("  tables (CSV)", "output.writer", "write_csv_tables"),
+        ("  tables (LaTeX, markdown)", "output.writer", "write_tables"),
+        ("  start the figure workers", "output.writer", "figures_rendering"),
+        ("  figures (drawn here, or waited for after the tables)", "output.writer", "write_figures"),
     ]]
     return [(label, fn) for label, fn in rows if callable(fn)]
 
