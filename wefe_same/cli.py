@@ -27,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 def _load_options(args: argparse.Namespace) -> dict:
     """Model-loading options shared by the commands that read models."""
     return {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-            "subwords": args.subwords, "templates": args.templates,
+            "subwords": args.subwords, "templates": tuple(args.templates),
             "allow_download": args.allow_download}
 
 
