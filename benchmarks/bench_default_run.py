@@ -78,9 +78,9 @@ def stage_functions() -> list[tuple[str, object]]:
         return obj
 
     wanted = [
-        ("plan: check arguments, expand subqueries", "api", "prepare_run"),
-        ("  resolve model specs", "plan", "make_tasks"),
-        ("score every model (stage total)", "executors", "score_models"),
+        ("plan: check arguments, expand subqueries", "run.pipeline", "prepare"),
+        ("  resolve model specs", "run.plan", "make_tasks"),
+        ("score every model (stage total)", "run.score", "score_models"),
         ("  lookup pass (build_table), all models", "scoring.vectors", "build_table"),
         ("  score tables, all models", "scoring.model", "score_table"),
         ("    prepare subqueries (word arrays)", "scoring.model", "prepare"),
@@ -90,8 +90,9 @@ def stage_functions() -> list[tuple[str, object]]:
     rows += [(label, get(module, name)) for label, module, name in [
         ("score matrices", "scoring.matrices", "score_matrices"),
         ("aggregate, rank", "analysis.ranking", "aggregate_run"),
+        ("quality columns (cached per model)", "run.quality", "quality_table"),
         ("analyse: correlations, intervals", "analysis.analyse", "analyse"),
-        ("manifest", "api", "make_manifest"),
+        ("manifest", "run.manifest", "make_manifest"),
         ("save the results folder (total)", "result", "RankResult.save"),
         ("  tables (CSV)", "output.tables", "write_csv_tables"),
         ("  tables (LaTeX, markdown)", "output.latex", "write_tables"),

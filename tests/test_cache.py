@@ -83,7 +83,7 @@ def test_scores_round_trip_is_exact(tmp_path):
         np.testing.assert_array_equal(back.draws[k], original.draws[k])
     assert (back.name, back.description, back.identity, back.fingerprint) == (
         original.name, original.description, original.identity, original.fingerprint)
-    assert entries(tmp_path) == [tmp_path / "v1" / "scores" / "ab" / f"{KEY}.entry"]
+    assert entries(tmp_path) == [tmp_path / "v2" / "scores" / "ab" / f"{KEY}.entry"]
 
 
 def test_vectors_round_trip_is_exact(tmp_path):
@@ -152,7 +152,7 @@ def test_damaged_entry_is_deleted_and_never_trusted(tmp_path, damage, why):
 
 def test_vectors_entry_with_wrong_shape_is_damaged(tmp_path):
     """A header that passes the checksum but whose arrays do not fit the words (a writer bug)."""
-    from wefe_same.run import cache as cache_module
+    from wefe_same.run.cache import codec
 
     cache = ModelCache(tmp_path)
     t = table()
@@ -162,7 +162,7 @@ def test_vectors_entry_with_wrong_shape_is_damaged(tmp_path):
     with pytest.warns(WefeSameWarning, match=r"vectors of shape \(2, 3\).*for 1 words"):
         assert cache.get_vectors(KEY) is None
     assert entries(tmp_path) == []
-    assert cache_module.FORMAT_VERSION == 1
+    assert codec.FORMAT_VERSION == 2 and codec.MAGIC == b"WEFESAME-CACHE 2\n"
 
 
 def test_unstorable_value_is_a_warning_and_no_entry(tmp_path):
@@ -207,7 +207,7 @@ def test_default_root_follows_the_environment(tmp_path, monkeypatch):
     monkeypatch.delenv(ENV_VAR)
     import platformdirs
 
-    assert check_cache.__module__ == "wefe_same.run.cache"
+    assert check_cache.__module__.startswith("wefe_same.run.cache")
     from wefe_same.run.cache import default_cache_dir
 
     assert default_cache_dir() == Path(platformdirs.user_cache_dir("wefe_same"))
@@ -232,3 +232,62 @@ def test_prune_deletes_the_least_recently_used_entries(tmp_path):
     assert cache.prune(max_bytes=2 * size) == size
     assert [p.stem for p in cache.entries()] == [keys[0], keys[2]]
     assert cache.prune(max_bytes=0) == 2 * size and cache.entries() == []
+
+
+# ----------------------------------------------------------------------------- code digests
+def _source(module: str) -> Path | None:
+    """The file of a wefe_same module or package, None for anything else."""
+    from wefe_same.versions import ROOT
+
+    if not module.startswith("wefe_same."):
+        return None
+    rel = Path(*module.split(".")[1:])
+    return next((p for p in (ROOT / rel / "__init__.py", ROOT / rel.with_suffix(".py")) if p.is_file()), None)
+
+
+def _import_closure(module: str) -> dict[str, Path]:
+    """Every wefe_same module ``module`` imports, transitively, anywhere in its source (in
+    functions too), with the packages above each (importing ``a.b.c`` runs ``a/b/__init__.py``)."""
+    import ast
+
+    seen: dict[str, Path] = {}
+    stack = [module]
+    while stack:
+        name = stack.pop()
+        path = _source(name)
+        if name in seen or path is None:
+            continue
+        seen[name] = path
+        parts = name.split(".")
+        stack += [".".join(parts[:i]) for i in range(2, len(parts))]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                stack += [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                assert not node.level, "the package imports absolutely"
+                stack += [node.module or "", *(f"{node.module}.{a.name}" for a in node.names)]
+    return seen
+
+
+def _covered(path: Path, parts) -> bool:
+    from wefe_same.versions import ROOT
+
+    rel = path.relative_to(ROOT).as_posix()
+    return any(rel == p or rel.startswith(p.rstrip("/") + "/") for p in parts)
+
+
+@pytest.mark.parametrize("module, digest", [
+    ("wefe_same.scoring.model", "SCORING_CODE"),   # a model's scores (plan.scoring_key)
+    ("wefe_same.scoring.vectors", "VECTORS_CODE"),  # a model's vectors (vectors_key)
+    ("wefe_same.quality.evaluate", "QUALITY_CODE"),  # a model's quality rows (quality_key)
+])
+def test_code_digests_cover_every_module_the_cached_code_imports(module, digest):
+    from wefe_same.run import cache, plan
+    from wefe_same.versions import ROOT, code_digest
+
+    parts = getattr(plan, digest, None) or getattr(cache, digest)
+    assert [p for p in parts if not (ROOT / p).exists()] == []
+    code_digest(*parts)  # raises on a missing path
+    closure = _import_closure(module)
+    assert module in closure and len(closure) > 3
+    assert sorted(m for m, path in closure.items() if not _covered(path, parts)) == []

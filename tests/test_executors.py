@@ -20,10 +20,13 @@ import pytest
 from conftest import GENDER_WORDS, write_glove
 from wefe_same import Query, WordSet
 from wefe_same.run.cache import ModelCache
+from wefe_same.run.cache.codec import FORMAT_VERSION
 from wefe_same.errors import ModelError, WefeSameWarning
-from wefe_same.run.executors import ExecutorError, score_models
+from wefe_same.run.executors import ExecutorError
+from wefe_same.run.score import score_models
 from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ArraySource, LazySource
+from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import ModelTask, make_plan, make_tasks
 from wefe_same.validation import InvalidParameterError
 
@@ -76,7 +79,7 @@ def tasks_of(files):
 
 @pytest.fixture(scope="module")
 def plan():
-    return make_plan(QUERY, seed=3, permutations=50)
+    return make_plan(RankConfig(queries=QUERY, seed=3, permutations=50))
 
 
 @pytest.fixture(scope="module")
@@ -94,13 +97,13 @@ def tables(scored) -> list[tuple]:
 
 
 def cache_entries(root: Path, kind: str) -> list[Path]:
-    return sorted((root / "v1" / kind).glob("*/*.entry"))
+    return sorted((root / f"v{FORMAT_VERSION}" / kind).glob("*/*.entry"))
 
 
 # ----------------------------------------------------------------------------- the cache in a run
 @pytest.mark.parametrize("shared_words", [False, True])
 def test_second_run_opens_no_model_file_and_gives_the_same_tables(tmp_path, model_files, shared_words):
-    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=shared_words)
+    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, shared_words=shared_words))
     cache = ModelCache(tmp_path / "cache")
     with opens(model_files) as opened:  # the trace sees a run that reads the models
         fresh, statuses = score_models(plan, tasks_of(model_files), cache=cache)
@@ -151,10 +154,10 @@ def test_damaged_entries_are_recomputed_never_trusted(tmp_path, model_files, pla
 # ----------------------------------------------------------------------------- resume after SIGKILL
 KILLED_RUN = """
 import sys, time
-import wefe_same.run.executors as executors
+import wefe_same.run.score as score
 from wefe_same import Query, WordSet, rank
 
-real = executors.score_table
+real = score.score_table
 
 def slow(table, plan, *args, **kwargs):
     if table.model == "m2":  # the last model: killed while it is being scored
@@ -162,7 +165,7 @@ def slow(table, plan, *args, **kwargs):
         time.sleep(300)
     return real(table, plan, *args, **kwargs)
 
-executors.score_table = slow
+score.score_table = slow
 query = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
 rank(sys.argv[2:], queries=query, seed=3, permutations=50, cache=sys.argv[1], progress=False)
@@ -207,7 +210,7 @@ def test_run_killed_with_sigkill_resumes_with_the_same_tables(tmp_path, model_fi
 
 # ----------------------------------------------------------------------------- executors
 def test_in_process_workers_and_dask_give_byte_identical_tables(tmp_path, model_files, cluster):
-    plan = make_plan(QUERY, seed=3, permutations=50, bootstrap_words=2, halves=2)
+    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, bootstrap_words=2, halves=2))
     # A ModelSource object given by the user travels to the workers by pickle.
     array = ArraySource("arr", GENDER_WORDS, np.random.default_rng(7).normal(size=(len(GENDER_WORDS), 6)))
     tasks = [*tasks_of(model_files), ModelTask("arr", array, LoadOptions())]
@@ -229,7 +232,7 @@ def test_shared_words_on_dask_equal_in_process(tmp_path, cluster):
     files = [write_model(tmp_path / f"{n}.txt", s) for s, n in enumerate(NAMES[:2])]
     short = [w for w in GENDER_WORDS if w != "nurse"]
     files.append(write_glove(tmp_path / "m2.txt", short, np.random.default_rng(5).normal(size=(len(short), 6))))
-    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=True)
+    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, shared_words=True))
     local, _ = score_models(plan, tasks_of(files))
     dask, _ = score_models(plan, tasks_of(files), scheduler=cluster.scheduler_address)
     assert tables(local) == tables(dask)
@@ -309,7 +312,7 @@ def test_progress_bar_counts_models(tmp_path, model_files, plan, capsys):
 def test_new_scoring_options_reuse_the_cached_vectors(tmp_path, model_files, plan):
     cache = ModelCache(tmp_path / "cache")
     score_models(plan, tasks_of(model_files), cache=cache)
-    other = make_plan(QUERY, seed=4, permutations=50)  # another seed: new scores, same vectors
+    other = make_plan(RankConfig(queries=QUERY, seed=4, permutations=50))  # another seed: new scores, same vectors
     with opens(model_files) as opened:
         again, statuses = score_models(other, tasks_of(model_files), cache=cache)
     assert opened == [] and statuses == dict.fromkeys(NAMES, "miss")
@@ -330,7 +333,7 @@ class Drifting(ArraySource):
 
 @pytest.mark.parametrize("shared_words", [False, True])
 def test_model_changed_while_read_is_not_cached(tmp_path, shared_words):
-    plan = make_plan(QUERY, seed=3, permutations=50, shared_words=shared_words)
+    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, shared_words=shared_words))
     source = Drifting("drift", GENDER_WORDS, np.random.default_rng(1).normal(size=(len(GENDER_WORDS), 4)))
     cache = ModelCache(tmp_path / "cache")
     with pytest.warns(WefeSameWarning, match=r"^model 'drift' changed while it was read .* not written$"):
@@ -338,3 +341,32 @@ def test_model_changed_while_read_is_not_cached(tmp_path, shared_words):
     assert cache.entries() == []
     expected, _ = score_models(plan, [ModelTask("drift", source, LoadOptions())])
     assert tables(scored) == tables(expected)
+
+
+def test_cached_run_with_quality_opens_no_model_file(tmp_path, model_files):
+    from wefe_same import rank
+    from wefe_same.quality import evaluate_quality
+
+    pairs, questions = tmp_path / "pairs.txt", tmp_path / "questions.txt"
+    pairs.write_text("he she 5.0\nman woman 6.0\ndoctor nurse 7.0\nengineer teacher 3.0\n")
+    questions.write_text(": gender\nhe she man woman\nman woman he she\ndoctor nurse engineer teacher\n")
+    benchmarks = [f"sim:{pairs}", f"analogy:{questions}"]
+    models = [f"glove:{p}" for p in model_files]
+    options = dict(queries=QUERY, metrics=["WEAT", "SAME"], permutations=0, quality=benchmarks, progress=False)
+    root = tmp_path / "cache"
+    first = rank(models, cache=root, **options)
+    assert len(cache_entries(root, "quality")) == 3
+    with opens(model_files) as opened:
+        again = rank(models, cache=root, **options)
+    assert opened == [] and [m["cache"] for m in again.manifest["models"]] == ["hit"] * 3
+    pd.testing.assert_frame_equal(again.quality, first.quality)
+    assert again.rankings.to_csv() == first.rankings.to_csv()
+    # one model at a time, cached or not: the table of one evaluate_quality over every model
+    expected = evaluate_quality(models, benchmarks, progress=False)
+    pd.testing.assert_frame_equal(first.quality, expected)
+    pd.testing.assert_frame_equal(rank(models, cache=False, **options).quality, expected)
+    pairs.write_text("he she 5.0\nman woman 6.0\ndoctor nurse 7.0\nengineer teacher 4.0\n")  # a new benchmark file
+    with opens(model_files) as opened:
+        changed = rank(models, cache=root, **options)
+    assert sorted(set(opened)) == [str(p) for p in model_files]  # scores are hits; quality is computed again
+    pd.testing.assert_frame_equal(changed.quality, evaluate_quality(models, benchmarks, progress=False))

@@ -41,7 +41,10 @@ def work(tmp_path, monkeypatch):
 
 
 def run_cli(args, capsys):
-    code = main(args)
+    try:
+        code = main(args)
+    except SystemExit as exit_:  # argparse refuses a bad choice itself, with one line
+        code = exit_.code
     captured = capsys.readouterr()
     return code, captured.err
 
@@ -94,8 +97,8 @@ def test_a_bad_model_file_exits_2_with_one_line_naming_it(work, capsys, make, me
     (["--out", "notes.txt"], "notes.txt"),
     (["--out", "data"], "data"),
     (["--bootstrap", "-1"], "'bootstrap' parameter of rank"),
-    (["--ties", "avg"], "'ties' parameter of rank"),
-    (["--nan-policy", "x"], "'nan_policy' parameter of rank"),
+    (["--ties", "avg"], "argument --ties: invalid choice: 'avg'"),
+    (["--nan-policy", "x"], "argument --nan-policy: invalid choice: 'x'"),
     (["--seed", "-1"], "'seed' parameter of rank"),
     (["--metrics", "WAET"], "unknown metric 'WAET'"),
     (["--queries", "absent.toml"], "absent.toml"),

@@ -1,6 +1,7 @@
 """Stage 1: every argument is checked before any model is read, with one-line messages."""
 
 import pickle
+import re
 
 import pytest
 from conftest import MINI_QUERY, GENDER_WORDS, snapshot, write_glove
@@ -11,6 +12,7 @@ from wefe_same import rank
 from wefe_same.cli import main
 from wefe_same.errors import MetricError, ModelError, QueryError, WefeSameWarning
 from wefe_same.query.expand import query_set_weights
+from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
 from wefe_same.validation import InvalidParameterError
 
@@ -87,13 +89,13 @@ def test_a_query_file_without_queries_says_so(tmp_path):
     path = tmp_path / "sets_only.toml"
     path.write_text('[sets.a]\nwords = ["x"]\n')
     with pytest.raises(QueryError, match="queries"):
-        make_plan(str(path))
+        make_plan(RankConfig(queries=str(path)))
 
 
 def test_a_word_in_two_target_sets_is_reported(tmp_path, mini):
     path = tmp_path / "overlap.toml"
     path.write_text(MINI.replace('words = ["she", "woman"]', 'words = ["she", "man"]'))
-    plan = make_plan(str(path))
+    plan = make_plan(RankConfig(queries=str(path)))
     assert plan.warnings == ("target sets 'male' and 'female' share 1 word: man",)
     rng = np.random.default_rng(0)
     model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
@@ -104,16 +106,16 @@ def test_a_word_in_two_target_sets_is_reported(tmp_path, mini):
 
 
 def test_the_plan_pickles_and_keeps_its_key(mini):
-    plan = make_plan(mini, ["WEAT", "SAME"], seed=3)
+    plan = make_plan(RankConfig(queries=mini, metrics=["WEAT", "SAME"], seed=3))
     again = pickle.loads(pickle.dumps(plan))
     assert again.scoring_key() == plan.scoring_key()
     assert [s.name for s in again.specs] == ["WEAT", "SAME"]
-    assert make_plan(mini, ["WEAT", "SAME"], seed=4).scoring_key() != plan.scoring_key()
+    assert make_plan(RankConfig(queries=mini, metrics=["WEAT", "SAME"], seed=4)).scoring_key() != plan.scoring_key()
 
 
 def test_overall_weights_count_the_queries_that_yield_a_subquery():
     # gender: every query has 2 target sets, so every query fits WEAT (2, 2)? only those with 2 attributes
-    plan = make_plan("gender", ["WEAT", "SAME"])
+    plan = make_plan(RankConfig(queries="gender", metrics=["WEAT", "SAME"]))
     qs = plan.query_sets[0]
     weat = sum(1 for q in qs.queries if len(q.targets) >= 2 and len(q.attributes) >= 2)
     same = sum(1 for q in qs.queries if len(q.targets) >= 2 and len(q.attributes) >= 1)
@@ -138,3 +140,49 @@ def test_cli_metric_option_values_are_parsed_and_checked(tmp_path, capsys, mini)
     code = main(["rank", "--queries", mini, "--metric-option", "DirectBias", "--out", str(tmp_path / "r")])
     assert code == 2 and "METRIC.OPTION=VALUE" in capsys.readouterr().err
     assert not (tmp_path / "r").exists()
+
+
+def test_rank_takes_exactly_the_options_of_rank_config():
+    """rank's parameters are RankConfig's fields: same names, order, defaults and kinds."""
+    import dataclasses
+    import inspect
+
+    from wefe_same.run.config import RankConfig
+
+    def shape(func):
+        return [(p.name, p.default, p.kind) for p in inspect.signature(func).parameters.values()]
+
+    assert shape(rank) == shape(RankConfig)
+    assert [p.name for p in inspect.signature(rank).parameters.values()] == [
+        f.name for f in dataclasses.fields(RankConfig)]
+
+
+@pytest.mark.parametrize("options, error, message", [
+    ({"seed": -1}, InvalidParameterError, "'seed' parameter of rank"),
+    ({"ties": "avg"}, InvalidParameterError, "'ties' parameter of rank must be one of 'min'"),
+    ({"templates": ["no slot"]}, InvalidParameterError, "one {word} slot"),
+    ({"workers": 0}, InvalidParameterError, "'workers' parameter of rank"),
+    ({"higher_is_better": "x"}, InvalidParameterError, "no external table"),
+    ({"cache": 3}, InvalidParameterError, "'cache' parameter of rank"),
+    ({"metrics": ["WAET"]}, MetricError, "WAET"),
+    ({"metric_options": {"WEAT": {"nope": 1}}}, MetricError, "nope"),
+])
+def test_rank_config_checks_every_option_when_built(options, error, message):
+    from wefe_same.run.config import RankConfig
+
+    with pytest.raises(error, match=re.escape(message)):
+        RankConfig(**options)
+
+
+def test_rank_config_normalises_lists_and_comes_from_the_command_line():
+    from wefe_same.cli import build_parser
+    from wefe_same.run.config import RankConfig
+
+    config = RankConfig(metrics="WEAT", quality="ws353", templates="A {word}.", higher_is_better="x", external="e.csv")
+    assert (config.metrics, config.quality, config.templates, config.higher_is_better) == (
+        ("WEAT",), ("ws353",), ("A {word}.",), ("x",))
+    args = build_parser().parse_args(["rank", "--metrics", "WEAT", "--ties", "dense", "--template", "A {word}.",
+                                      "--no-subwords"])
+    config = RankConfig.from_namespace(args, metric_options={}, cache=False)
+    assert (config.metrics, config.ties, config.templates, config.subwords, config.cache) == (
+        ("WEAT",), "dense", ("A {word}.",), False, False)

@@ -1,7 +1,7 @@
 """The one cache directory of the library: ``$WEFE_SAME_CACHE``, else the user's cache
 directory (``~/.cache/wefe_same`` on Linux).
 
-Everything cached lives under it: the run cache (``v1/`` entries, :mod:`wefe_same.run.cache`)
+Everything cached lives under it: the run cache (``v2/`` entries, :mod:`wefe_same.run.cache`)
 and the encoders' folder (:data:`ENCODERS`: split archives unpacked once, and the sha256
 store of model files).
 """

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from wefe_same.errors import WefeSameError
+from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
 
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
@@ -26,7 +27,7 @@ class _Parser(argparse.ArgumentParser):
 def _load_options(args: argparse.Namespace) -> dict:
     """Model-loading options shared by the commands that read models."""
     return {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-            "subwords": args.subwords, "templates": args.template or (),
+            "subwords": args.subwords, "templates": tuple(args.templates),
             "allow_download": args.allow_download}
 
 
@@ -56,25 +57,17 @@ def _cmd_rank(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
-    from wefe_same.api import execute, prepare_run
     from wefe_same.output.folder import check_output
     from wefe_same.output.writer import check_formats
+    from wefe_same.run import pipeline
+    from wefe_same.run.config import RankConfig
 
     started = time.perf_counter()
     check_formats(args.formats)
     out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
-    run = prepare_run(
-        models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
-        metric_options=_metric_options(args.metric_option), missing_threshold=args.missing_threshold,
-        ties=args.ties, nan_policy=args.nan_policy, correlation=args.correlation,
-        permutations=args.permutations, bootstrap=args.bootstrap, bootstrap_words=args.bootstrap_words,
-        halves=args.halves, shared_words=args.shared_words, quality=args.quality,
-        analogy_vocab=args.analogy_vocab, external=args.external, higher_is_better=args.higher_is_better or (),
-        workers=args.workers, scheduler=args.scheduler, cache=False if args.no_cache else args.cache,
-        progress=None, **_load_options(args),
-    )
-    result = execute(run)
-    result.manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
+    config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
+                                       cache=False if args.no_cache else args.cache, progress=None)
+    result = pipeline.run(config, started=started)
     out = result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print("Rankings (1 = least biased, overall):")
@@ -135,13 +128,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 def _cmd_robustness(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from wefe_same.api import rank
     from wefe_same.output.folder import check_output
+    from wefe_same.run import pipeline
+    from wefe_same.run.config import RankConfig
 
     out = check_output(Path(args.out))
-    result = rank(models=args.models, queries=args.queries, metrics=args.metrics, seed=args.seed,
-                  halves=args.halves, permutations=0, workers=args.workers,
-                  cache=False if args.no_cache else args.cache, **_load_options(args))
+    result = pipeline.run(RankConfig.from_namespace(args, permutations=0,
+                                                    cache=False if args.no_cache else args.cache))
     table = result.extra["robustness"]
     result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
     with pd.option_context("display.width", 160, "display.max_columns", 20):
@@ -199,10 +192,10 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", nargs="+", metavar="SPEC",
                    help="catalog names, paths, gensim-data:NAME, sbert:PATH, hf:PATH "
                         "(default: every installed catalog model and its variants)")
-    p.add_argument("--template", action="append", metavar="SENTENCE",
+    p.add_argument("--template", dest="templates", action="append", default=[], metavar="SENTENCE",
                    help='encoders: encode each word in this sentence, e.g. "This is a {word}." '
                         "(repeatable: the mean over templates)")
-    p.add_argument("--unicode-errors", choices=["strict", "replace", "ignore"], default="strict",
+    p.add_argument("--unicode-errors", choices=UNICODE_ERRORS, default="strict",
                    help="a word that is not UTF-8 in a model file: stop (default) or decode leniently")
     p.add_argument("--no-subwords", dest="subwords", action="store_false",
                    help="fastText .bin: no vectors built from subwords for unknown words")
@@ -228,19 +221,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("rank", help="rank models by fairness and write the results folder")
     _add_model_options(p)
-    p.add_argument("--queries", nargs="+", default=["gender", "ethnicity", "religion"],
+    p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES),
                    metavar="NAME|PATH", help="bundled query sets or TOML files (default: %(default)s)")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
-    p.add_argument("--metric-option", action="append", metavar="METRIC.OPTION=VALUE",
+    p.add_argument("--metric-option", dest="metric_options", action="append", metavar="METRIC.OPTION=VALUE",
                    help="a metric option, e.g. DirectBias.k=2 (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic steps (default: 0)")
     p.add_argument("--missing-threshold", type=float, default=0.2,
                    help="share of a set's words that may be missing (default: 0.2)")
     p.add_argument("--shared-words", action="store_true",
                    help="score every model on the words all models have")
-    p.add_argument("--ties", default="min", help="tie rule: min, average, max, dense, first (default: min)")
-    p.add_argument("--nan-policy", default="skip", help="skip or propagate NaN scores (default: skip)")
-    p.add_argument("--correlation", default="spearman", help="spearman or kendall (default: spearman)")
+    p.add_argument("--ties", choices=TIES, default="min", help="tie rule (default: %(default)s)")
+    p.add_argument("--nan-policy", choices=NAN_POLICIES, default="skip",
+                   help="skip or propagate NaN scores (default: %(default)s)")
+    p.add_argument("--correlation", choices=CORRELATIONS, default="spearman",
+                   help="correlation between rankings (default: %(default)s)")
     p.add_argument("--permutations", type=int, default=10_000,
                    help="sampled splits of the WEAT permutation test when there are more than "
                         "100 000 (else exact); 0 skips it (default: %(default)s)")
@@ -263,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("robustness", help="robustness of every score to random halves of the neutral words")
     _add_model_options(p)
-    p.add_argument("--queries", nargs="+", default=["gender", "ethnicity", "religion"], metavar="NAME|PATH")
+    p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES), metavar="NAME|PATH")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
     p.add_argument("--halves", type=int, default=20, metavar="H", help="random halves (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)

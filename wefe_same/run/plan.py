@@ -13,26 +13,28 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
-from wefe_same.errors import MetricError, QueryError
-from wefe_same.metrics.registry import MetricSpec, check_options, resolve_metrics
+from wefe_same.errors import QueryError
+from wefe_same.metrics.registry import MetricSpec, resolve_metrics
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ModelSource
 from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
-from wefe_same.query.files import QueriesLike, load_queries
+from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
-from wefe_same.validation import as_list, check_bool, check_choice, check_int, check_number
+from wefe_same.run.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
+from wefe_same.run.config import RankConfig
 from wefe_same.versions import code_digest, package_version
 
-Ties = Literal["min", "average", "max", "dense", "first"]
-NanPolicy = Literal["skip", "propagate"]
-CorrelationMethod = Literal["spearman", "kendall"]
-TIES = ("min", "average", "max", "dense", "first")
-DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
+__all__ = ["DEFAULT_QUERIES", "SCORING_CODE", "ModelTask", "RunPlan", "make_plan", "make_tasks"]
+
 #: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
-SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/ranking.py", "run/plan.py")
+#: Every module ``wefe_same.scoring.model`` imports within the package is here
+#: (tests/test_cache.py checks the import closure).
+SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/__init__.py", "analysis/ranking.py",
+                "run/__init__.py", "run/plan.py", "run/choices.py", "run/config.py",
+                "errors.py", "interrupts.py", "validation.py", "versions.py")
 
 
 @dataclass(frozen=True)
@@ -120,7 +122,7 @@ class RunPlan:
         body = {
             "version": package_version("wefe_same"),
             "code": code_digest(*SCORING_CODE),
-            "queries": [[qs.name, [(q.id, [(s.name, list(s.words), getattr(s, "aligned", False))
+            "queries": [[qs.name, [(q.id, [(s.name, list(s.words), s.aligned)
                                            for s in (*q.targets, *q.attributes)]) for q in qs.queries]]
                         for qs in self.query_sets],
             "metrics": list(self.metric_names),
@@ -132,57 +134,27 @@ class RunPlan:
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
-def make_plan(
-    queries: QueriesLike = DEFAULT_QUERIES,
-    metrics: Sequence[str] | str | None = None,
-    seed: int = 0,
-    metric_options: Mapping[str, Mapping[str, Any]] | None = None,
-    *,
-    missing_threshold: float = 0.2,
-    ties: str = "min",
-    nan_policy: str = "skip",
-    correlation: str = "spearman",
-    permutations: int = 10_000,
-    bootstrap: int = 0,
-    bootstrap_words: int = 0,
-    halves: int = 0,
-    shared_words: bool = False,
-    func: str = "rank",
-) -> RunPlan:
-    """Check every argument of a run and expand its subqueries; no model is read.
+def make_plan(config: RankConfig) -> RunPlan:
+    """Read the query sets of a checked config and expand its subqueries; no model is read.
 
-    Raises :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``) naming
-    ``func`` and the argument, or the query/metric error naming the file, set or word.
+    Raises the query error naming the file, set or word, or the metric error of a metric
+    that no query fits.
     """
-    check_int(seed, "seed", func, minimum=0)
-    threshold = check_number(missing_threshold, "missing_threshold", func, low=0, high=1)
-    check_choice(ties, "ties", func, TIES)
-    check_choice(nan_policy, "nan_policy", func, ("skip", "propagate"))
-    check_choice(correlation, "correlation", func, ("spearman", "kendall"))
-    check_int(permutations, "permutations", func, minimum=0)
-    check_int(bootstrap, "bootstrap", func, minimum=0)
-    check_int(bootstrap_words, "bootstrap_words", func, minimum=0)
-    check_int(halves, "halves", func, minimum=0)
-    check_bool(shared_words, "shared_words", func)
-    names = None if metrics is None else as_list(metrics, "metrics", func)
-    specs = resolve_metrics(names)
-    if metric_options is not None and not isinstance(metric_options, Mapping):
-        raise MetricError(f"metric_options of {func} must map metric names to option dicts, "
-                          f"not {type(metric_options).__name__}")
-    options = {k: dict(v) for k, v in (metric_options or {}).items()}
-    check_options(specs, options)
+    specs = resolve_metrics(config.metrics)
+    options = {k: dict(v) for k, v in (config.metric_options or {}).items()}
     for spec in specs:
         if "permutations" in spec.options:
-            options.setdefault(spec.name, {}).setdefault("permutations", permutations)
-    query_sets = tuple(load_queries(queries))
+            options.setdefault(spec.name, {}).setdefault("permutations", config.permutations)
+    query_sets = tuple(load_queries(config.queries))
     for qs in query_sets:
         if not qs.queries:
             raise QueryError(f"{qs.path or qs.name}: no queries; add [[queries]] tables naming target and "
                              "attribute sets")
     warnings = tuple(dict.fromkeys(m for qs in query_sets for q in qs.queries for m in describe_overlap(q)))
-    plan = RunPlan(query_sets, tuple(s.name for s in specs), options, seed=seed, missing_threshold=threshold,
-                   ties=ties, nan_policy=nan_policy, correlation=correlation,  # type: ignore[arg-type]
-                   permutations=permutations, bootstrap=bootstrap, bootstrap_words=bootstrap_words,
-                   halves=halves, shared_words=shared_words, warnings=warnings)
+    plan = RunPlan(query_sets, tuple(s.name for s in specs), options, seed=config.seed,
+                   missing_threshold=config.missing_threshold, ties=config.ties, nan_policy=config.nan_policy,
+                   correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
+                   bootstrap_words=config.bootstrap_words, halves=config.halves,
+                   shared_words=config.shared_words, warnings=warnings)
     plan.subqueries  # a metric no query fits fails here, before any model is read
     return plan

@@ -1,0 +1,229 @@
+"""``ModelCache``: per-model entries on disk, written atomically, never trusted when read.
+
+Layout: ``ROOT/v<FORMAT_VERSION>/{vectors,scores,quality}/ab/KEY.entry``. An entry is one
+file written beside its final name and renamed into place (``os.replace``), so a run
+killed at any point leaves either a whole entry or none. Reading checks the entry
+(:mod:`.codec`): a damaged one (truncated, a flipped byte, the wrong key) is deleted
+with a :class:`~wefe_same.errors.WefeSameWarning` and recomputed.
+
+>>> import tempfile
+>>> from wefe_same.run.cache.keys import vectors_key
+>>> from wefe_same.scoring.vectors import Lookup, VectorTable
+>>> cache = ModelCache(tempfile.mkdtemp())
+>>> table = VectorTable("toy", {"he": np.array([1.0, 2.0])}, [Lookup("he", "he", "exact")])
+>>> key = vectors_key({"kind": "toy", "version": 1}, ["he"])
+>>> cache.put_vectors(key, table, {"kind": "toy"})
+>>> again, description = cache.get_vectors(key)
+>>> again.raw.tolist(), again.fingerprint() == table.fingerprint(), description
+([[1.0, 2.0]], True, {'kind': 'toy'})
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import tempfile
+import warnings
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+
+from wefe_same.errors import CacheError, WefeSameWarning
+from wefe_same.processes import process_gone, process_start
+from wefe_same.run.cache.codec import (
+    FORMAT_VERSION,
+    Damaged,
+    Reader,
+    Unstorable,
+    Writer,
+    entry_values,
+    field_values,
+    pack,
+    unpack,
+)
+from wefe_same.run.cache.location import check_cache
+from wefe_same.scoring.model import ModelScores
+from wefe_same.scoring.vectors import Lookup, VectorTable
+
+Kind = Literal["vectors", "scores", "quality"]
+KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality")
+#: What a model's entry was in a run: its scores read from the cache, computed (and
+#: written), or not cacheable (the source has no identity, or the cache is off).
+CacheStatus = Literal["hit", "miss", "off"]
+
+DAMAGED = "cache entry {path} is damaged ({why}); deleted, the model is recomputed"
+NOT_WRITTEN = "cache entry {path} could not be written ({why}); the run goes on without it"
+
+
+class ModelCache:
+    """Vectors and scores entries under ``root`` (see the module docstring).
+
+    Parameters
+    ----------
+    root : path, optional
+        Default ``$WEFE_SAME_CACHE`` or the user's cache directory. Checked now
+        (:func:`check_cache`): an unusable directory is a :class:`CacheError`.
+
+    Reading never trusts an entry: one that fails a check is deleted, a
+    :class:`WefeSameWarning` names it, and the caller recomputes. Writing never fails a
+    run: an entry that cannot be written is a warning.
+    """
+
+    def __init__(self, root: str | os.PathLike[str] | None = None):
+        self.root = check_cache(root)
+        self._base = self.root / f"v{FORMAT_VERSION}"
+        self._remove_orphans()
+
+    def __repr__(self) -> str:
+        return f"ModelCache({str(self.root)!r})"
+
+    def path(self, kind: Kind, key: str) -> Path:
+        if kind not in KINDS or len(key) != 64 or not all(c in "0123456789abcdef" for c in key):
+            raise CacheError(f"cache key must be a sha256 hex digest of a {'/'.join(KINDS)} entry, got {kind}/{key}")
+        return self._base / kind / key[:2] / f"{key}.entry"
+
+    # -- raw entries
+    def _write(self, kind: Kind, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+        path = self.path(kind, key)
+        data = pack(kind, key, meta, arrays)
+        tmp = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(), suffix=".tmp")
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            os.replace(tmp, path)  # atomic: readers see the old entry, none, or this whole one
+        except OSError as err:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+            warnings.warn(NOT_WRITTEN.format(path=path, why=err.strerror or type(err).__name__),
+                          WefeSameWarning, stacklevel=3)
+
+    def _read(self, kind: Kind, key: str, decode: Any) -> Any:
+        """``decode(meta, arrays)`` of the entry, or None when absent or damaged (then deleted)."""
+        path = self.path(kind, key)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        except OSError as err:
+            warnings.warn(f"cache entry {path} cannot be read ({err.strerror}); the model is recomputed",
+                          WefeSameWarning, stacklevel=3)
+            return None
+        try:
+            meta, arrays = unpack(data, kind, key)
+            value = decode(meta, Reader(arrays))
+        # A damaged file can make json, struct, numpy or pandas raise almost anything; each
+        # of those means "do not trust it". (Bugs elsewhere are not caught: this wraps only
+        # the decoding of this one file.)
+        except Exception as err:  # noqa: BLE001
+            why = str(err) if isinstance(err, Damaged) else f"{type(err).__name__}: {err}"
+            path.unlink(missing_ok=True)
+            warnings.warn(DAMAGED.format(path=path, why=why), WefeSameWarning, stacklevel=3)
+            return None
+        with contextlib.suppress(OSError):  # the modification time records the last use (see prune)
+            os.utime(path)
+        return value
+
+    # -- vectors
+    def put_vectors(self, key: str, table: VectorTable, description: Mapping[str, str]) -> None:
+        """Store a model's VectorTable and description under a :func:`vectors_key`."""
+        meta = {"model": table.model, "words": list(table.words), "fingerprint": table.fingerprint(),
+                "lookups": [[lk.word, lk.found_as, lk.status] for lk in table.lookups],
+                "description": dict(description)}
+        self._write("vectors", key, meta, {"raw": table.raw})
+
+    def get_vectors(self, key: str) -> tuple[VectorTable, dict[str, str]] | None:
+        """(table, description), or None on a miss or a damaged entry."""
+        return self._read("vectors", key, _decode_vectors)
+
+    # -- scores
+    def put_scores(self, key: str, scores: Any) -> None:
+        """Store a ModelScores (any dataclass of tables, arrays and JSON) under a :func:`scores_key`.
+
+        A value the format cannot hold exactly (an unusual dtype) is a warning and no entry:
+        a cached table must be the very same table.
+        """
+        writer = Writer()
+        try:
+            meta = entry_values(scores, writer)
+        except Unstorable as err:
+            warnings.warn(NOT_WRITTEN.format(path=self.path("scores", key), why=f"it holds {err}"),
+                          WefeSameWarning, stacklevel=2)
+            return
+        self._write("scores", key, meta, writer.arrays)
+
+    def get_scores(self, key: str) -> ModelScores | None:
+        """The stored :class:`~wefe_same.scoring.model.ModelScores`, or None on a miss or a damaged entry."""
+        return self._read("scores", key, lambda meta, reader: ModelScores(**field_values(meta, reader)))
+
+    # -- quality
+    def put_quality(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
+        """Store a model's quality rows and the warnings evaluating them gave, under a
+        :func:`~wefe_same.run.cache.keys.quality_key`."""
+        writer = Writer()
+        try:
+            meta = {"rows": writer.frame("rows", rows), "warnings": list(warned)}
+        except Unstorable as err:
+            warnings.warn(NOT_WRITTEN.format(path=self.path("quality", key), why=f"it holds {err}"),
+                          WefeSameWarning, stacklevel=2)
+            return
+        self._write("quality", key, meta, writer.arrays)
+
+    def get_quality(self, key: str) -> tuple[pd.DataFrame, list[str]] | None:
+        """(rows, warnings), or None on a miss or a damaged entry."""
+        return self._read("quality", key, lambda meta, reader: (reader.frame(meta["rows"]),
+                                                                [str(w) for w in meta["warnings"]]))
+
+    # -- housekeeping
+    def entries(self) -> list[Path]:
+        """Every entry file, of both kinds."""
+        return sorted(p for kind in KINDS for p in (self._base / kind).glob("*/*.entry"))
+
+    def prune(self, max_bytes: int) -> int:
+        """Delete the least recently used entries until at most ``max_bytes`` remain.
+
+        Reading an entry marks it used (its modification time). Returns the bytes freed.
+        Entries of older code versions are never read again, so they go first.
+        """
+        stats = []
+        for path in self.entries():
+            with contextlib.suppress(FileNotFoundError):
+                st = path.stat()
+                stats.append((st.st_mtime_ns, st.st_size, path))
+        total, freed = sum(size for _, size, _ in stats), 0
+        for _, size, path in sorted(stats):
+            if total - freed <= max_bytes:
+                break
+            path.unlink(missing_ok=True)
+            freed += size
+        return freed
+
+    def _remove_orphans(self) -> None:
+        """Temporary files of this host's writers that died (SIGKILL) before renaming."""
+        prefix = f".tmp-{socket.gethostname()}-"
+        for kind in KINDS:
+            for tmp in (self._base / kind).glob(f"*/{prefix}*"):
+                pid, start = (tmp.name[len(prefix):].split("-") + ["", ""])[:2]
+                if pid.isdigit() and process_gone(int(pid), int(start) or None if start.isdigit() else None):
+                    tmp.unlink(missing_ok=True)
+
+
+def _decode_vectors(meta: Mapping[str, Any], reader: Reader) -> tuple[VectorTable, dict[str, str]]:
+    raw, words = reader.arrays["raw"], meta["words"]
+    if raw.dtype != np.float64 or raw.ndim != 2 or raw.shape[0] != len(words):
+        raise Damaged(f"vectors of shape {raw.shape} and dtype {raw.dtype} for {len(words)} words")
+    lookups = [Lookup(w, f, s) for w, f, s in meta["lookups"]]
+    table = VectorTable(meta["model"], {w: raw[i] for i, w in enumerate(words)}, lookups)
+    if table.fingerprint() != meta["fingerprint"]:
+        raise Damaged("the vectors do not match their fingerprint")
+    return table, dict(meta["description"])
+
+
+def _temp_prefix() -> str:
+    # host, pid and start time: a later run removes it only when this process is gone
+    return f".tmp-{socket.gethostname()}-{os.getpid()}-{process_start(os.getpid()) or 0}-"

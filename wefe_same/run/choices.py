@@ -1,0 +1,19 @@
+"""The string choices of ``rank``'s options, listed once: :class:`~wefe_same.run.config.RankConfig`
+checks against them and the command line builds its ``choices=`` from them.
+
+Standard library only: ``wefe-same --help`` imports it without numpy or pandas.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Ties = Literal["min", "average", "max", "dense", "first"]
+NanPolicy = Literal["skip", "propagate"]
+CorrelationMethod = Literal["spearman", "kendall"]
+UnicodeErrors = Literal["strict", "replace", "ignore"]
+TIES: tuple[Ties, ...] = ("min", "average", "max", "dense", "first")
+NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate")
+CORRELATIONS: tuple[CorrelationMethod, ...] = ("spearman", "kendall")
+UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
+DEFAULT_QUERIES = ("gender", "ethnicity", "religion")

@@ -1,0 +1,171 @@
+"""``RankConfig``: every option of :func:`wefe_same.rank`, held and checked in one place.
+
+The config is built once, from ``rank(...)``'s arguments or from the ``wefe-same rank``
+command line (:meth:`RankConfig.from_namespace`), and checked when it is built: a bad
+option raises :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``)
+naming it, an unknown metric or metric option a :class:`~wefe_same.errors.MetricError`.
+The stages after it (plan, score, analyse) take the config as it is and check nothing
+again. Inputs that live in files (queries, models, benchmarks, the external table) are
+read, and so checked, by the plan stage (:mod:`wefe_same.run.pipeline`).
+
+The string choices are listed once, in :mod:`wefe_same.run.choices`; the command line
+builds its ``choices=`` from the same tuples.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import KW_ONLY, dataclass, fields, replace
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+
+from wefe_same.errors import MetricError
+from wefe_same.metrics.registry import check_options, resolve_metrics
+from wefe_same.models.specs import LoadOptions
+from wefe_same.models.sources import ModelSource
+from wefe_same.query.files import QueriesLike
+from wefe_same.run.choices import (
+    CORRELATIONS,
+    DEFAULT_QUERIES,
+    NAN_POLICIES,
+    TIES,
+    UNICODE_ERRORS,
+    CorrelationMethod,
+    NanPolicy,
+    Ties,
+    UnicodeErrors,
+)
+from wefe_same.validation import (
+    InvalidParameterError,
+    as_list,
+    check_bool,
+    check_choice,
+    check_int,
+    check_number,
+)
+
+#: The function named in every message: the CLI and the API report the same text.
+FUNC = "rank"
+
+ModelsLike = Sequence[str | ModelSource] | str | ModelSource | None
+
+
+@dataclass(frozen=True)
+class RankConfig:
+    """Every option of :func:`wefe_same.rank`, checked; fields, defaults and order are rank's.
+
+    List-like options are normalised to tuples (``metrics="WEAT"`` is ``("WEAT",)``);
+    ``missing_threshold`` is a float. See :func:`wefe_same.rank` for each option.
+    """
+
+    models: ModelsLike = None
+    queries: QueriesLike = DEFAULT_QUERIES
+    metrics: Sequence[str] | str | None = None
+    seed: int = 0
+    metric_options: Mapping[str, Mapping[str, Any]] | None = None
+    _: KW_ONLY
+    missing_threshold: float = 0.2
+    ties: Ties = "min"
+    nan_policy: NanPolicy = "skip"
+    correlation: CorrelationMethod = "spearman"
+    permutations: int = 10_000
+    bootstrap: int = 0
+    bootstrap_words: int = 0
+    halves: int = 0
+    shared_words: bool = False
+    quality: Sequence[str] | str | None = None
+    analogy_vocab: int = 300_000
+    external: str | Path | pd.DataFrame | None = None
+    higher_is_better: Sequence[str] | str = ()
+    templates: Sequence[str] | str = ()
+    unicode_errors: UnicodeErrors = "strict"
+    subwords: bool = True
+    trust_pickle: bool = False
+    allow_download: bool = False
+    workers: int = 1
+    scheduler: str | None = None
+    cache: bool | str | Path | None = None
+    progress: bool | None = None
+
+    def __post_init__(self) -> None:
+        def put(name: str, value: Any) -> None:
+            object.__setattr__(self, name, value)
+
+        check_int(self.seed, "seed", FUNC, minimum=0)
+        put("missing_threshold", check_number(self.missing_threshold, "missing_threshold", FUNC, low=0, high=1))
+        check_choice(self.ties, "ties", FUNC, TIES)
+        check_choice(self.nan_policy, "nan_policy", FUNC, NAN_POLICIES)
+        check_choice(self.correlation, "correlation", FUNC, CORRELATIONS)
+        for name in ("permutations", "bootstrap", "bootstrap_words", "halves"):
+            check_int(getattr(self, name), name, FUNC, minimum=0)
+        check_bool(self.shared_words, "shared_words", FUNC)
+        if self.metrics is not None:
+            put("metrics", tuple(as_list(self.metrics, "metrics", FUNC)))
+        specs = resolve_metrics(self.metrics)  # an unknown name fails here, listing the valid ones
+        if self.metric_options is not None and not isinstance(self.metric_options, Mapping):
+            raise MetricError(f"metric_options of {FUNC} must map metric names to option dicts, "
+                              f"not {type(self.metric_options).__name__}")
+        check_options(specs, self.metric_options)
+        put("templates", tuple(as_list(self.templates, "templates", FUNC)) if self.templates else ())
+        for t in self.templates:
+            if t.count("{word}") != 1:
+                raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
+                                            f"{{word}} slot. Got {t!r} instead.")
+        check_choice(self.unicode_errors, "unicode_errors", FUNC, UNICODE_ERRORS)
+        for name in ("subwords", "trust_pickle", "allow_download"):
+            check_bool(getattr(self, name), name, FUNC)
+        check_int(self.analogy_vocab, "analogy_vocab", FUNC, minimum=1)
+        check_int(self.workers, "workers", FUNC, minimum=1)
+        if self.scheduler is not None and not isinstance(self.scheduler, str):
+            raise InvalidParameterError(f"The 'scheduler' parameter of {FUNC} must be an address string. "
+                                        f"Got {self.scheduler!r} instead.")
+        put("quality", () if self.quality is None else tuple(as_list(self.quality, "quality", FUNC)))
+        put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))
+            if self.higher_is_better else ())
+        if self.higher_is_better and self.external is None:
+            raise InvalidParameterError(f"The 'higher_is_better' parameter of {FUNC} names external columns, "
+                                        "and no external table was given.")
+        if self.cache is not None and not isinstance(self.cache, (bool, str, os.PathLike)):
+            raise InvalidParameterError(f"The 'cache' parameter of {FUNC} must be True, False, None or a folder. "
+                                        f"Got {self.cache!r} instead.")
+        if self.progress is not None:
+            check_bool(self.progress, "progress", FUNC)
+
+    @classmethod
+    def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
+        """The config of a parsed command line: every field its namespace holds, then ``overrides``."""
+        given = vars(args)
+        return cls(**{**{f.name: given[f.name] for f in fields(cls) if f.name in given}, **overrides})
+
+    def load_options(self) -> LoadOptions:
+        """How model files and encoders are read."""
+        return LoadOptions(trust_pickle=self.trust_pickle, unicode_errors=self.unicode_errors,
+                           subwords=self.subwords, templates=tuple(self.templates),
+                           allow_download=self.allow_download)
+
+    def cache_root(self) -> Path | None | Literal[False]:
+        """The cache folder asked for: a path, None for the default one, or False for no cache."""
+        if self.cache is False:
+            return False
+        return None if self.cache in (None, True) else Path(self.cache)  # type: ignore[arg-type]
+
+    def settings(self) -> dict[str, Any]:
+        """The options the manifest records (the seed, metrics and queries have entries of their own)."""
+        external = self.external
+        return {"missing_threshold": self.missing_threshold, "ties": self.ties, "nan_policy": self.nan_policy,
+                "correlation": self.correlation, "permutations": self.permutations, "bootstrap": self.bootstrap,
+                "bootstrap_words": self.bootstrap_words, "halves": self.halves, "shared_words": self.shared_words,
+                "quality": list(self.quality), "analogy_vocab": self.analogy_vocab,  # type: ignore[arg-type]
+                "templates": list(self.templates), "unicode_errors": self.unicode_errors,
+                "subwords": self.subwords, "workers": self.workers, "scheduler": self.scheduler,
+                "external": None if external is None else
+                ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
+                "higher_is_better": list(self.higher_is_better)}
+
+    def replace(self, **changes: Any) -> RankConfig:
+        """A copy with ``changes``, checked again."""
+        return replace(self, **changes)

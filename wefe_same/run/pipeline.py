@@ -1,0 +1,100 @@
+"""``rank`` as named stages, each in its own module; :func:`run` reads top to bottom.
+
+==========  ===========================================  =====================================
+stage       what it does                                 where
+==========  ===========================================  =====================================
+prepare     read queries, models specs, benchmarks and   :mod:`wefe_same.run.plan`,
+            the external table; no model file opened    :mod:`wefe_same.run.config` (options)
+score       one job per model: lookup pass + metrics,    :mod:`wefe_same.run.score`,
+            cached per model, on an executor             :mod:`wefe_same.run.executors`
+aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring.model`,
+            order, rankings                              :mod:`wefe_same.analysis.ranking`
+quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
+analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
+            intervals, sensitivity, robustness
+result      the :class:`~wefe_same.result.RankResult`    :mod:`wefe_same.run.manifest`
+            and its manifest
+==========  ===========================================  =====================================
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass
+
+import pandas as pd
+
+from wefe_same.analysis.analyse import analyse
+from wefe_same.analysis.external import load_external
+from wefe_same.analysis.ranking import aggregate_run
+from wefe_same.errors import WefeSameWarning
+from wefe_same.quality import load_benchmark
+from wefe_same.result import RankResult
+from wefe_same.run.cache import ModelCache
+from wefe_same.run.config import RankConfig
+from wefe_same.run.manifest import make_manifest
+from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
+from wefe_same.run.quality import Dataset, quality_table
+from wefe_same.run.score import score_models
+from wefe_same.scoring.matrices import concat_word_bias, score_matrices
+
+
+@dataclass
+class Run:
+    """A prepared run: the checked options, the plan, the model tasks and the data inputs."""
+
+    config: RankConfig
+    plan: RunPlan
+    tasks: list[ModelTask]
+    benchmarks: list[Dataset]
+    external: pd.DataFrame | None
+    cache: ModelCache | None
+
+
+def run(config: RankConfig, *, started: float | None = None) -> RankResult:
+    """Every stage of a ranking; ``started`` (a ``time.perf_counter()``) dates the wall time."""
+    started = time.perf_counter() if started is None else started
+    prepared = prepare(config)
+    plan = prepared.plan
+    per_model, cache_status = score_models(plan, prepared.tasks, workers=config.workers,
+                                           scheduler=config.scheduler, cache=prepared.cache,
+                                           progress=config.progress)
+    scores = score_matrices(per_model, plan)
+    agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
+                        nan_policy=plan.nan_policy)
+    quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
+                            cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
+    analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
+                       higher_is_better=config.higher_is_better)
+    manifest = make_manifest(config, plan, per_model, cache_status, analysed.warnings)
+    manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
+    return RankResult(
+        scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,
+        correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
+        by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
+        lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
+        word_bias=concat_word_bias(per_model), quality=quality,
+        aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
+        rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
+        warnings=list(analysed.warnings),
+    )
+
+
+def prepare(config: RankConfig) -> Run:
+    """Stage 1: read every input the options name and plan the run; no model file is opened.
+
+    A bad input raises its error here (a query, model, benchmark or external file naming
+    itself), before any model is read.
+    """
+    plan = make_plan(config)
+    tasks = make_tasks(config.models, config.load_options())
+    benchmarks = [load_benchmark(b) for b in config.quality or ()]
+    external = None
+    if config.external is not None:
+        external = load_external(config.external, [t.name for t in tasks],
+                                 higher_is_better=config.higher_is_better)
+    for message in plan.warnings:
+        warnings.warn(message, WefeSameWarning, stacklevel=4)  # the caller of rank
+    root = config.cache_root()
+    return Run(config, plan, tasks, benchmarks, external, None if root is False else ModelCache(root))

@@ -1,0 +1,240 @@
+"""Stage 2 of a run: score every model, one job per model, through an executor and the cache.
+
+The cache (:mod:`wefe_same.run.cache`) is read and written by the calling process only;
+workers compute (:mod:`wefe_same.run.executors`). Each model's entries are written as
+soon as it finishes, so a run killed at any point (SIGKILL included) and started again
+recomputes only the models that had not finished. A model whose scores are cached is
+never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
+read once, whole (its table's fingerprint is part of the scores key).
+
+With ``plan.shared_words`` a run has two stages: every model's table is read first
+(from the cache when it holds the vectors), then each model is scored on the words
+every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
+:func:`~wefe_same.scoring.model.restrict`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.models.sources import ModelSource
+from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
+from wefe_same.run.executors import (
+    Executor,
+    InProcess,
+    Job,
+    check_picklable,
+    make_executor,
+)
+from wefe_same.run.plan import ModelTask, RunPlan
+from wefe_same.scoring.matrices import restrict, shared_vocabulary
+from wefe_same.scoring.model import ModelScores, compact, load_table, score_table
+from wefe_same.scoring.vectors import VectorTable
+
+CHANGED = ("model {name!r} changed while it was read (its identity is not the same before and after); "
+           "its cache entries are not written")
+
+
+# ----------------------------------------------------------------------------- jobs
+def read_and_score(plan: RunPlan, task: ModelTask) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None,
+                                                            ModelScores]:
+    """Job: one lookup pass over the model, then every metric (its table comes back for the cache)."""
+    table, description, identity = load_table(task, plan.words)
+    return table, description, identity, score_table(table, plan, description, identity)
+
+
+def read_only(plan: RunPlan, task: ModelTask) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+    """Job: one lookup pass over the model (stage 1 of a shared-words run)."""
+    return load_table(task, plan.words)
+
+
+def score_only(plan: RunPlan, table: VectorTable, description: Mapping[str, str],
+               identity: Mapping[str, Any] | None) -> ModelScores:
+    """Job: every metric on a table already read (cached vectors, or stage 2)."""
+    return score_table(table, plan, description, identity)
+
+
+# ----------------------------------------------------------------------------- one model's state
+@dataclass
+class _Model:
+    """What the parent knows of one task as the run goes."""
+
+    task: ModelTask
+    source: Any = None  # resolved in the parent when the cache needs its identity
+    identity: dict[str, Any] | None = None
+    vkey: str | None = None  # None: not cacheable
+    table: VectorTable | None = None
+    description: dict[str, str] | None = None
+    scores: ModelScores | None = None
+    status: CacheStatus = "off"
+
+    def job_task(self, in_process: bool) -> ModelTask:
+        """In-process the source resolved for the identity is reused; workers resolve the spec."""
+        if in_process and self.source is not None:
+            return dataclasses.replace(self.task, spec=self.source)
+        return self.task
+
+
+def source_identity(source: ModelSource, name: str) -> dict[str, Any] | None:
+    """A model's ``identity()`` (file stats, no model byte read), or None when it has none."""
+    try:
+        return source.identity()
+    except OSError as err:
+        raise ModelError(f"model {name!r}: cannot stat its files ({err})") from None
+
+
+def _identify(model: _Model, plan: RunPlan) -> None:
+    """Resolve the model and compute its cache key from its identity."""
+    model.source = model.task.source()
+    identity = source_identity(model.source, model.task.name)
+    if identity is not None:
+        model.identity = identity
+        model.vkey = vectors_key(identity, plan.words)
+
+
+def _scores_key(model: _Model, fingerprint: str, scoring: str) -> str:
+    assert model.vkey is not None
+    return scores_key(model.vkey, fingerprint, model.task.name, scoring)
+
+
+# ----------------------------------------------------------------------------- the stage
+def score_models(
+    plan: RunPlan,
+    tasks: Sequence[ModelTask],
+    *,
+    workers: int = 1,
+    scheduler: str | None = None,
+    cache: ModelCache | None = None,
+    progress: bool | None = None,
+) -> tuple[list[ModelScores], dict[str, CacheStatus]]:
+    """Score every model of a run, cached per model.
+
+    Parameters
+    ----------
+    plan : RunPlan
+    tasks : sequence of ModelTask
+        One per model; names are unique.
+    workers : int >= 1
+        Local worker processes; 1 runs in this process.
+    scheduler : str, optional
+        A dask.distributed scheduler address (``tcp://host:8786``); models are the tasks.
+    cache : ModelCache, optional
+        Read and written here, in the calling process; None: no cache.
+    progress : bool, optional
+        A progress bar counting models; default only on a terminal.
+
+    Returns
+    -------
+    scores : list of ModelScores
+        In task order.
+    statuses : dict
+        Model name → "hit" (scores read from the cache, the model not read), "miss"
+        (computed and written) or "off" (no cache, or a model without identity).
+    """
+    executor = make_executor(workers, scheduler)
+    models = [_Model(t) for t in tasks]
+    scoring = plan.scoring_key() if cache is not None else ""
+    if cache is not None:
+        for model in models:
+            _identify(model, plan)
+            if model.vkey is not None:
+                model.status = "miss"
+                if plan.shared_words:  # every table is needed for the shared vocabulary
+                    _cached_table(model, cache)
+                    continue
+                _cached_table(model, cache)  # read once: its fingerprint keys the scores
+                if model.table is not None:
+                    model.scores = compact(cache.get_scores(_scores_key(model, model.table.fingerprint(), scoring)))
+                    if model.scores is not None:
+                        model.status, model.source, model.table = "hit", None, None
+                    # else new scoring options: the vectors read are scored again
+    check_picklable([m.task for m in models if m.scores is None], executor)
+
+    with executor, _bar(len(models), progress) as bar:
+        if plan.shared_words:
+            _shared_words(plan, models, executor, cache, scoring, bar)
+        else:
+            bar.update(sum(m.scores is not None for m in models))
+            todo = [m for m in models if m.scores is None]
+            in_process = isinstance(executor, InProcess)
+            jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
+                               else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
+            for i, value in executor.run(jobs):
+                model = todo[i]
+                if model.table is None:
+                    table, model.description, identity, scores = value
+                    if _unchanged(model, identity):
+                        cache.put_vectors(model.vkey, table, model.description)  # type: ignore[union-attr]
+                else:
+                    scores = value
+                if _unchanged(model, scores.identity):
+                    cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
+                model.scores = compact(scores)
+                model.table = model.source = None  # done: memory stays flat in the number of models
+                bar.set_postfix_str(model.task.name, refresh=False)
+                bar.update(1)
+    return [m.scores for m in models], {m.task.name: m.status for m in models}  # type: ignore[misc]
+
+
+def _cached_table(model: _Model, cache: ModelCache) -> None:
+    got = cache.get_vectors(model.vkey)  # type: ignore[arg-type]
+    if got is not None:
+        model.table, model.description = got
+        model.table.model = model.task.name  # vectors do not depend on the name
+
+
+def _unchanged(model: _Model, identity: Mapping[str, Any] | None) -> bool:
+    """Whether this model's entries may be written: cacheable, and not changed while read."""
+    if model.vkey is None:
+        return False
+    if identity != model.identity:
+        warnings.warn(CHANGED.format(name=model.task.name), WefeSameWarning, stacklevel=3)
+        model.vkey = None
+        return False
+    return True
+
+
+def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache: ModelCache | None,
+                  scoring: str, bar: Any) -> None:
+    """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
+    in_process = isinstance(executor, InProcess)
+    todo = [m for m in models if m.table is None]
+    for i, (table, description, identity) in executor.run([(read_only, (plan, m.job_task(in_process)))
+                                                           for m in todo]):
+        model = todo[i]
+        model.table, model.description, model.source = table, description, None
+        if model.vkey is None:  # not cached: the identity the job saw goes into the scores
+            model.identity = identity
+        elif _unchanged(model, identity):
+            cache.put_vectors(model.vkey, table, description)  # type: ignore[union-attr]
+    shared = shared_vocabulary([m.table for m in models], plan)  # type: ignore[misc]
+    restricted = {id(m): restrict(m.table, shared) for m in models}  # type: ignore[arg-type]
+    todo = []
+    for model in models:
+        if model.vkey is not None and cache is not None:
+            model.scores = compact(cache.get_scores(_scores_key(model, restricted[id(model)].fingerprint(),
+                                                                scoring)))
+            model.status = "hit" if model.scores is not None else "miss"
+        if model.scores is None:
+            todo.append(model)
+    bar.update(len(models) - len(todo))
+    jobs: list[Job] = [(score_only, (plan, restricted[id(m)], m.description, m.identity)) for m in todo]
+    for i, scores in executor.run(jobs):
+        model = todo[i]
+        if model.vkey is not None:
+            cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
+        model.scores = compact(scores)
+        bar.set_postfix_str(model.task.name, refresh=False)
+        bar.update(1)
+
+
+def _bar(total: int, progress: bool | None) -> Any:
+    """One bar counting models; ``disable=None`` is tqdm's "only on a terminal"."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="model", desc="scoring", disable=None if progress is None else not progress)
