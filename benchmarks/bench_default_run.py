@@ -152,7 +152,7 @@ def main() -> None:
     header("Where the default wefe-same rank spends its time")
     from wefe_same.cli import build_parser
 
-    rank_help = build_parser()._subparsers._group_actions[0].choices["rank"].format_help()  # noqa: SLF001
+    rank_help = build_parser()._subparsers._group_actions[0].choices["rank"].format_help()
     has_cache = "--no-cache" in rank_help
     extra = list(args.extra)
     if args.quick:

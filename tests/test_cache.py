@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from wefe_same.errors import CacheError, WefeSameWarning
 from wefe_same.run.cache import (
     CACHE_UNUSABLE,
     ENV_VAR,
@@ -19,7 +20,6 @@ from wefe_same.run.cache import (
     scores_key,
     vectors_key,
 )
-from wefe_same.errors import CacheError, WefeSameWarning
 from wefe_same.scoring.model import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
 

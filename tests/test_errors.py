@@ -8,7 +8,14 @@ import pytest
 
 from wefe_same import errors
 from wefe_same.errors import (
-    CacheError, ExecutorError, ExternalError, MetricError, ModelError, OutputError, QualityError, QueryError,
+    CacheError,
+    ExecutorError,
+    ExternalError,
+    MetricError,
+    ModelError,
+    OutputError,
+    QualityError,
+    QueryError,
     WefeSameError,
 )
 from wefe_same.metrics import get_metric

@@ -16,18 +16,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import GENDER_WORDS, write_glove
+
 from wefe_same import Query, WordSet
+from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.models.sources import ArraySource, LazySource
+from wefe_same.models.specs import LoadOptions
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.cache.codec import FORMAT_VERSION
-from wefe_same.errors import ModelError, WefeSameWarning
-from wefe_same.run.executors import ExecutorError
-from wefe_same.run.score import score_models
-from wefe_same.models.specs import LoadOptions
-from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.run.config import RankConfig
+from wefe_same.run.executors import ExecutorError
 from wefe_same.run.plan import ModelTask, make_plan, make_tasks
+from wefe_same.run.score import score_models
 from wefe_same.validation import InvalidParameterError
 
 QUERY = Query(

@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 hypothesis = pytest.importorskip("hypothesis")
+from conftest import no_hang  # noqa: E402
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from conftest import no_hang  # noqa: E402
 from wefe_same import WefeSameError  # noqa: E402
 from wefe_same.models import LoadOptions, resolve_model  # noqa: E402
 from wefe_same.models.readers import TextVectorsSource, Word2VecBinarySource, load_npy  # noqa: E402

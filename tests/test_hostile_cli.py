@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import MINI_QUERY, GENDER_WORDS, snapshot, write_glove
+from conftest import GENDER_WORDS, MINI_QUERY, snapshot, write_glove
 
 from wefe_same.cli import main
 
@@ -223,11 +223,10 @@ def test_ctrl_c_while_the_results_are_written_leaves_no_temporary_folder(work):
 
 def test_output_piped_into_a_reader_that_leaves_is_not_a_traceback(monkeypatch, capsys):
     """`wefe-same models | head -1`: the reader has closed the pipe; exit 141 (SIGPIPE), no traceback."""
-    import io
 
     read_end, write_end = os.pipe()
     os.close(read_end)  # the reader is gone before the first line is written
-    with io.open(write_end, "w", buffering=1) as closed_pipe:
+    with open(write_end, "w", buffering=1) as closed_pipe:
         monkeypatch.setattr(sys, "stdout", closed_pipe)
         code = main(["models"])
     assert code == 141

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from wefe_same.metrics.direct_bias import direct_bias
+from wefe_same.metrics.mac import mac
 from wefe_same.metrics.rnd import rnd
 from wefe_same.metrics.same import bias_basis, same
-from wefe_same.metrics.mac import mac
 from wefe_same.metrics.weat import association, weat
 from wefe_same.metrics.weat_es import weat_effect_size
 

@@ -5,8 +5,8 @@ import pytest
 from conftest import write_glove
 
 from wefe_same import ModelError
-from wefe_same.models.debias import HardDebiasedSource, equalize, gender_direction, neutralize
 from wefe_same.models import ArraySource, catalog_names, default_models, resolve_model, resolve_models
+from wefe_same.models.debias import HardDebiasedSource, equalize, gender_direction, neutralize
 from wefe_same.scoring.vectors import build_table
 
 WORDS = ["he", "she", "Paris", "doctor"]
@@ -226,7 +226,7 @@ def test_models_command_lists_the_catalog_with_variants_and_the_gensim_data_name
     for name in CASE_STUDY:
         status = rows[f"gensim-data:{name}"][1]
         assert status == ("present" if name == "glove-twitter-200" else "absent")
-    assert f"python -m gensim.downloader --download word2vec-google-news-300" in "\n".join(out)
+    assert "python -m gensim.downloader --download word2vec-google-news-300" in "\n".join(out)
     assert any(str(root) in line for line in out)
 
 

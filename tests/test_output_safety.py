@@ -25,9 +25,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same.output import figures as plots, folder as outdir, rendering, writer as report
 from wefe_same.errors import OutputError, WefeSameWarning
 from wefe_same.interrupts import signals_deferred
+from wefe_same.output import figures as plots
+from wefe_same.output import folder as outdir
+from wefe_same.output import rendering
+from wefe_same.output import writer as report
 from wefe_same.output.folder import MANIFEST, OWNER, check_output, clean_stale, write_folder
 from wefe_same.result import RankResult
 from wefe_same.validation import InvalidParameterError

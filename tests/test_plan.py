@@ -3,10 +3,9 @@
 import pickle
 import re
 
-import pytest
-from conftest import MINI_QUERY, GENDER_WORDS, snapshot, write_glove
-
 import numpy as np
+import pytest
+from conftest import GENDER_WORDS, MINI_QUERY, snapshot, write_glove
 
 from wefe_same import rank
 from wefe_same.cli import main

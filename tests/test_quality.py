@@ -18,9 +18,9 @@ import pytest
 from conftest import write_glove
 from scipy import stats
 
-from wefe_same.models.debias import HardDebiasedSource
 from wefe_same.errors import ModelError, QualityError, WefeSameError, WefeSameWarning
 from wefe_same.models import ArraySource, TextVectorsSource, resolve_model
+from wefe_same.models.debias import HardDebiasedSource
 from wefe_same.models.sources import LazySource
 from wefe_same.quality import (
     BENCHMARKS,

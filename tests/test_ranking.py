@@ -8,9 +8,9 @@ import pytest
 
 from wefe_same import METRICS, Query, WordSet, rank
 from wefe_same.analysis.correlation import correlations
+from wefe_same.analysis.ranking import aggregate, rank_column
 from wefe_same.metrics.registry import get_metric
 from wefe_same.models import ArraySource
-from wefe_same.analysis.ranking import aggregate, rank_column
 
 
 def test_rank_api_tables_have_stable_keys(toy_sources, toy_query):

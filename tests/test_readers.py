@@ -23,8 +23,7 @@ from conftest import GENDER_WORDS, no_hang
 import wefe_same
 from wefe_same import ModelError, WefeSameError
 from wefe_same.errors import WefeSameWarning
-from wefe_same.models import ArraySource, LoadOptions, resolve_model, resolve_models
-from wefe_same.models import gensim_data, readers
+from wefe_same.models import ArraySource, LoadOptions, gensim_data, readers, resolve_model, resolve_models
 from wefe_same.models.sources import LazySource
 from wefe_same.scoring.vectors import build_table
 

@@ -12,6 +12,7 @@ from wefe_same.output.latex import latex_escape
 @pytest.fixture(scope="module")
 def result():
     from conftest import random_source
+
     from wefe_same import Query, WordSet
 
     sources = [random_source(f"model_{i}", seed=i) for i in range(4)]

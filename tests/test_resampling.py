@@ -12,6 +12,7 @@ from wefe_same.analysis.intervals import summarize_draws
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.metrics.registry import METRICS
 from wefe_same.metrics.same import same
+from wefe_same.query.files import load_queries, load_query_file
 from wefe_same.query.resample import (
     NEUTRAL_ROLE_BY_METRIC,
     aligned_groups,
@@ -21,7 +22,6 @@ from wefe_same.query.resample import (
     neutral_role,
     word_bootstrap_draws,
 )
-from wefe_same.query.files import load_queries, load_query_file
 
 MEN = WordSet("men", ["he", "him", "man", "boy", "father", "son"], aligned=True)
 WOMEN = WordSet("women", ["she", "her", "woman", "girl", "mother", "daughter"], aligned=True)

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 from wefe_same import rank
+from wefe_same.metrics._permutation import weat_permutation_test
 from wefe_same.metrics.weat import association, weat
 from wefe_same.metrics.weat_es import weat_effect_size
-from wefe_same.metrics._permutation import weat_permutation_test
 
 
 def unit(M):
@@ -223,8 +223,8 @@ def test_bootstrap_intervals_are_seeded_and_cover_the_estimate(toy_sources, toy_
 
 
 def test_bootstrap_of_identical_subqueries_has_no_spread():
-    from wefe_same.models import ArraySource
     from wefe_same import Query, WordSet
+    from wefe_same.models import ArraySource
 
     rng = np.random.default_rng(0)
     words = ["a", "b", "c", "d", "e", "f"]

@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from wefe_same.errors import WefeSameError
 from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
@@ -20,7 +21,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # one line, not usage + message
+    def error(self, message: str) -> NoReturn:  # one line, not usage + message
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
@@ -109,8 +110,8 @@ def _cmd_quality(args: argparse.Namespace) -> int:
 def _cmd_audit(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from wefe_same.output.folder import check_output, write_folder
     from wefe_same.audit import PROPERTIES, audit
+    from wefe_same.output.folder import check_output, write_folder
 
     out = check_output(Path(args.out), kind="audit")
     table = audit(metrics=args.metrics, model=args.model, dim=args.dim)
@@ -176,7 +177,7 @@ def _cmd_metrics(args: argparse.Namespace) -> int:
     for spec in METRICS.values():
         options = ", ".join(f"{k}={v!r}" for k, v in spec.options.items()) or "-"
         order = ORDER_MEANING[spec.order].replace("ideal", f"ideal={spec.ideal:g}")
-        print(f"{spec.name:11} template {str(spec.template):12} order: {order}; options: {options}")
+        print(f"{spec.name:11} template {spec.template!s:12} order: {order}; options: {options}")
     return 0
 
 
@@ -293,7 +294,7 @@ def _one_line_warnings() -> None:
 
     from wefe_same.errors import WefeSameWarning
 
-    def show(message, category, filename, lineno, file=None, line=None):  # noqa: ANN001
+    def show(message, category, filename, lineno, file=None, line=None):
         print(f"wefe-same: warning: {message}", file=sys.stderr)
 
     warnings.showwarning = show
@@ -332,7 +333,7 @@ class _Terminated(BaseException):
     """SIGTERM, raised like KeyboardInterrupt so that every cleanup runs."""
 
 
-def _terminate(signum, frame):  # noqa: ANN001
+def _terminate(signum, frame):
     raise _Terminated
 
 

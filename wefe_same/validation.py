@@ -45,7 +45,7 @@ def check_int(value: object, param: str, func: str, *, minimum: int | None = Non
     if not is_int(value) or (minimum is not None and value < minimum) or (  # type: ignore[operator]
             maximum is not None and value > maximum):  # type: ignore[operator]
         raise _fail(param, func, expected, value)
-    return int(value)  # type: ignore[arg-type]
+    return int(value)  # type: ignore[call-overload]  # is_int checked it is an integral number
 
 
 def check_number(value: object, param: str, func: str, *, low: float | None = None, high: float | None = None,

@@ -8,7 +8,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from make_pinned import EXPECTED, KEPT, pinned_run
 
 

@@ -25,8 +25,8 @@ import pandas as pd
 
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
-from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ModelSource
+from wefe_same.models.specs import LoadOptions
 from wefe_same.query.files import QueriesLike
 from wefe_same.run.choices import (
     CORRELATIONS,
@@ -147,7 +147,7 @@ class RankConfig:
                            subwords=self.subwords, templates=tuple(self.templates),
                            allow_download=self.allow_download)
 
-    def cache_root(self) -> Path | None | Literal[False]:
+    def cache_root(self) -> Path | Literal[False] | None:
         """The cache folder asked for: a path, None for the default one, or False for no cache."""
         if self.cache is False:
             return False

@@ -18,8 +18,8 @@ from typing import Any
 from wefe_same.errors import QueryError
 from wefe_same.metrics.registry import MetricSpec, resolve_metrics
 from wefe_same.models.catalog import resolve_models
-from wefe_same.models.specs import LoadOptions
 from wefe_same.models.sources import ModelSource
+from wefe_same.models.specs import LoadOptions
 from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
 from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
@@ -156,5 +156,5 @@ def make_plan(config: RankConfig) -> RunPlan:
                    correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
                    bootstrap_words=config.bootstrap_words, halves=config.halves,
                    shared_words=config.shared_words, warnings=warnings)
-    plan.subqueries  # a metric no query fits fails here, before any model is read
+    _ = plan.subqueries  # a metric no query fits fails here, before any model is read
     return plan

@@ -168,8 +168,8 @@ def score_models(
                 model = todo[i]
                 if model.table is None:
                     table, model.description, identity, scores = value
-                    if _unchanged(model, identity):
-                        cache.put_vectors(model.vkey, table, model.description)  # type: ignore[union-attr]
+                    if _unchanged(model, identity) and cache is not None and model.vkey is not None:
+                        cache.put_vectors(model.vkey, table, model.description)
                 else:
                     scores = value
                 if _unchanged(model, scores.identity):

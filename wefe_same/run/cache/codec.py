@@ -40,7 +40,7 @@ class Unstorable(Exception):
 
 def _encode_scalar(v: Any) -> Any:
     """One cell of an object or extension column as exact JSON (type kept)."""
-    if v is None or isinstance(v, str) and type(v) is str:
+    if v is None or (isinstance(v, str) and type(v) is str):
         return v
     if v is pd.NA:
         return {"t": "NA"}
@@ -79,7 +79,7 @@ def _decode_scalar(v: Any) -> Any:
 
 def _encode_dtype(dtype: Any) -> dict[str, Any]:
     if isinstance(dtype, np.dtype):
-        if dtype.kind in ARRAY_KINDS or dtype == object:
+        if dtype.kind in ARRAY_KINDS or dtype == np.dtype(object):
             return {"np": dtype.str}
     elif isinstance(dtype, pd.StringDtype):
         return {"string": dtype.storage, "na": "NA" if dtype.na_value is pd.NA else "nan"}

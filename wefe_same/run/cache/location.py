@@ -6,7 +6,8 @@ import os
 import tempfile
 from pathlib import Path
 
-from wefe_same.cachedir import ENV_VAR, cache_dir as default_cache_dir
+from wefe_same.cachedir import ENV_VAR
+from wefe_same.cachedir import cache_dir as default_cache_dir
 from wefe_same.errors import CacheError
 
 __all__ = ["CACHE_UNUSABLE", "ENV_VAR", "check_cache", "default_cache_dir"]

@@ -120,7 +120,7 @@ class ModelCache:
         # A damaged file can make json, struct, numpy or pandas raise almost anything; each
         # of those means "do not trust it". (Bugs elsewhere are not caught: this wraps only
         # the decoding of this one file.)
-        except Exception as err:  # noqa: BLE001
+        except Exception as err:
             why = str(err) if isinstance(err, Damaged) else f"{type(err).__name__}: {err}"
             path.unlink(missing_ok=True)
             warnings.warn(DAMAGED.format(path=path, why=why), WefeSameWarning, stacklevel=3)
@@ -208,7 +208,7 @@ class ModelCache:
         prefix = f".tmp-{socket.gethostname()}-"
         for kind in KINDS:
             for tmp in (self._base / kind).glob(f"*/{prefix}*"):
-                pid, start = (tmp.name[len(prefix):].split("-") + ["", ""])[:2]
+                pid, start = [*tmp.name[len(prefix):].split("-"), "", ""][:2]
                 if pid.isdigit() and process_gone(int(pid), int(start) or None if start.isdigit() else None):
                     tmp.unlink(missing_ok=True)
 
