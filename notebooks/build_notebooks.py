@@ -69,7 +69,7 @@ CASE_STUDY = [
     md("""
 # The WEFE case study, re-run offline
 
-Badilla et al. (2020; seed 002 §4) ranked seven embedding models with WEAT, WEAT-ES, RND and
+Badilla et al. (2020, §4) ranked seven embedding models with WEAT, WEAT-ES, RND and
 RNSB on 25 queries in three query sets (gender 7, ethnicity 9, religion 9), compared the
 rankings by Spearman correlation (their Figure 1), put the rankings beside a quality
 ranking from the Word Embeddings Benchmark (Table 1, "WEB"; Figure 2), and found that
@@ -372,7 +372,7 @@ def word(t, perp=e3):
     return t / 2 * e1 - t / 2 * e2 + math.sqrt(1 - t * t / 2) * perp
 """),
     md("""
-## WEAT reports no bias for biased words (seed 000, Theorem 2)
+## WEAT reports no bias for biased words (Schröder et al. 2021, Theorem 2)
 
 Give X and Y words with the same associations: every word is biased, yet the test statistic
 and the effect size are 0.
@@ -386,7 +386,7 @@ print("WEAT effect size:", round(weat_effect_size(X, Y, A, B).value, 12))
 print("SAME over the same words:", round(same(np.vstack([X, Y]), A, B).value, 3))
 """),
     md("""
-## The effect size reaches its extremes only through the variance (seed 004)
+## The effect size reaches its extremes only through the variance (Schröder, Schulz, Hinder & Hammer 2024)
 
 Slightly biased words with no spread give the maximal effect size; strongly biased words
 with spread give less.
@@ -398,7 +398,7 @@ print(f"associations ±0.1:        d = {small.value:.3f}")
 print(f"associations ±0.1, ±0.9:  d = {large.value:.3f}")
 """),
     md("""
-## Direct Bias's PCA can point the wrong way (seed 004, Theorem 6)
+## Direct Bias's PCA can point the wrong way (Schröder, Schulz, Hinder & Hammer 2024, Theorem 6)
 
 With defining pairs a = (−x, r·x), c = −a and r > 1, the first principal component is (0, 1):
 a neutral word scores 1 and a maximally biased word scores 0. SAME, which uses the group
@@ -415,7 +415,7 @@ pd.DataFrame({
 }, index=["neutral word (0, 1)", "biased word (1, 0)"]).round(3)
 """),
     md("""
-## Skew and stereotype (seed 000 §4.4)
+## Skew and stereotype (Schröder et al. 2021, §4.4)
 
 Skew (the mean signed SAME) misses words biased in opposite directions; stereotype (its
 standard deviation) misses words all biased alike. SAME sees both.
@@ -432,7 +432,7 @@ pd.DataFrame({name: [f(W, A, B).value for f in (same, same_skew, same_stereotype
 ## The property audit
 
 `wefe_same.audit` checks every metric on constructed embeddings for the four properties of
-seed 000 (magnitude-comparable, unbiased-trustworthy, skew- and stereotype-sensitive) and
+Schröder et al. 2021 (magnitude-comparable, unbiased-trustworthy, skew- and stereotype-sensitive) and
 names the case that breaks each. Only SAME passes all four.
 """),
     code("""

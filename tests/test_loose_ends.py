@@ -1,5 +1,5 @@
 """The audit's loose ends (issue 10, item 5): RNSB solved to its optimum, RNSB's canonical
-row order, and Direct Bias's c = 0. (The WEAT tie rule is tested in tests/test_stats.py.)"""
+row order, and Direct Bias's c = 0. (The WEAT tie rule is tested in tests/metrics/test_stats.py.)"""
 
 import math
 

@@ -117,5 +117,5 @@ def rank(
     -------
     RankResult
     """
-    # The parameters are RankConfig's fields, in order (tests/test_plan.py keeps them equal).
+    # The parameters are RankConfig's fields, in order (tests/run/test_plan.py keeps them equal).
     return pipeline.run(RankConfig(**locals()))

@@ -8,7 +8,11 @@ store of model files).
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
+import tempfile
+from functools import cache
 from pathlib import Path
 
 #: The environment variable that chooses the cache directory.
@@ -29,3 +33,19 @@ def cache_dir() -> Path:
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("wefe_same"))
+
+
+def encoders_dir(cache: bool | str = True) -> Path:
+    """Where encoder files go: ``<cache>/encoders`` (True: the default directory, or a path),
+    or with the cache off (False) a scratch folder of this process, removed when it exits,
+    so that ``--no-cache`` writes nothing in the cache directory."""
+    if cache is False:
+        return _scratch_dir()
+    return (cache_dir() if cache is True else Path(cache).expanduser()) / ENCODERS
+
+
+@cache
+def _scratch_dir() -> Path:
+    path = Path(tempfile.mkdtemp(prefix="wefe_same-encoders-"))
+    atexit.register(shutil.rmtree, path, ignore_errors=True)
+    return path

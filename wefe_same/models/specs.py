@@ -39,6 +39,10 @@ class LoadOptions:
     allow_download : bool
         Let encoder models be fetched from the Hugging Face hub; default only local
         folders and the local cache are used.
+    cache : bool or str
+        Where encoders keep unpacked archives and file hashes: True the cache directory
+        (``$WEFE_SAME_CACHE`` or the user cache dir), a path, or False for a scratch
+        folder removed at exit (``--no-cache`` writes nothing in the cache directory).
     """
 
     trust_pickle: bool = False
@@ -46,6 +50,7 @@ class LoadOptions:
     subwords: bool = True
     templates: tuple[str, ...] = field(default=())
     allow_download: bool = False
+    cache: bool | str = True
 
 
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")

@@ -145,7 +145,13 @@ class RankConfig:
         """How model files and encoders are read."""
         return LoadOptions(trust_pickle=self.trust_pickle, unicode_errors=self.unicode_errors,
                            subwords=self.subwords, templates=tuple(self.templates),
-                           allow_download=self.allow_download)
+                           allow_download=self.allow_download, cache=self._encoder_cache())
+
+    def _encoder_cache(self) -> bool | str:
+        """LoadOptions.cache: False with the cache off, True for the default directory, else the path."""
+        if self.cache is False:
+            return False
+        return True if self.cache in (None, True) else str(self.cache)
 
     def cache_root(self) -> Path | Literal[False] | None:
         """The cache folder asked for: a path, None for the default one, or False for no cache."""

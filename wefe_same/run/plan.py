@@ -31,10 +31,10 @@ __all__ = ["DEFAULT_QUERIES", "SCORING_CODE", "ModelTask", "RunPlan", "make_plan
 
 #: Modules whose code decides a model's scores: a change in any of them invalidates the cache.
 #: Every module ``wefe_same.scoring.model`` imports within the package is here
-#: (tests/test_cache.py checks the import closure).
+#: (tests/run/test_cache.py checks the import closure).
 SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/__init__.py", "analysis/ranking.py",
                 "run/__init__.py", "run/plan.py", "run/choices.py", "run/config.py",
-                "errors.py", "interrupts.py", "validation.py", "versions.py")
+                "cachedir.py", "errors.py", "interrupts.py", "validation.py", "versions.py")
 
 
 @dataclass(frozen=True)

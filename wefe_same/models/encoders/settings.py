@@ -288,6 +288,9 @@ class EncoderSettings:
         fingerprinted instead of the folder.
     archive_root : str or None
         The archive's root folder, with ``parts``.
+    cache : bool or str
+        :attr:`wefe_same.models.specs.LoadOptions.cache`: where unpacked archives and file
+        hashes go (not part of the model's identity).
     """
 
     backend: Backend
@@ -305,6 +308,7 @@ class EncoderSettings:
     package: str | None = None
     parts: tuple[str, ...] = ()
     archive_root: str | None = None
+    cache: bool | str = True
 
 
 def _check_layer(spec: str, layer: int, n_layers: int) -> None:

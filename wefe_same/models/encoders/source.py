@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from wefe_same.cachedir import ENCODERS, cache_dir
+from wefe_same.cachedir import encoders_dir
 from wefe_same.models.base import ModelSource
 from wefe_same.models.encoders.hashing import files_sha256, folder_files
 from wefe_same.models.encoders.onnx import OnnxBackend
@@ -38,9 +38,10 @@ from wefe_same.models.specs import LoadOptions
 from wefe_same.versions import package_version
 
 
-def encoder_cache() -> Path:
-    """The encoders' folder of the one cache directory: unpacked archives and the sha256 store."""
-    return cache_dir() / ENCODERS
+def encoder_cache(settings: EncoderSettings) -> Path:
+    """The encoders' folder of the one cache directory (unpacked archives, the sha256 store),
+    or a scratch folder when the run's cache is off."""
+    return encoders_dir(settings.cache)
 
 
 class EncoderSource(ModelSource):
@@ -85,7 +86,7 @@ class EncoderSource(ModelSource):
             return Location(folder=Path(s.location))
         if s.parts:
             return Location(folder=unpack_split_zip(s.spec, [Path(p) for p in s.parts], str(s.archive_root),
-                                                    cache=encoder_cache()))
+                                                    cache=encoder_cache(s)))
         return locate(s.spec, s.location, revision=s.revision, allow_download=s.allow_download)
 
     def _load(self) -> Any:
@@ -155,11 +156,11 @@ class EncoderSource(ModelSource):
         """
         s = self.settings
         key: dict[str, Any] = {"kind": "encoder", **{k: v for k, v in asdict(s).items()
-                                                     if k not in ("spec", "allow_download", "parts")}}
+                                                     if k not in ("spec", "allow_download", "parts", "cache")}}
         key["templates"] = list(s.templates)
         key["parts"] = [Path(p).name for p in s.parts]
         if s.parts:  # a split archive is identified by its slices: nothing is unpacked
-            key["files_sha256"] = files_sha256([Path(p) for p in s.parts], store_dir=encoder_cache())
+            key["files_sha256"] = files_sha256([Path(p) for p in s.parts], store_dir=encoder_cache(s))
         else:
             loc = self._location()
             if loc.hub_id is not None:
@@ -206,8 +207,8 @@ class EncoderSource(ModelSource):
 
 def _model_files_sha256(s: EncoderSettings, folder: Path) -> dict[str, str]:
     if s.backend == "onnx":
-        return files_sha256([Path(f) for f in (s.onnx_file, s.tokenizer_file) if f], store_dir=encoder_cache())
-    return files_sha256(folder_files(folder), folder, store_dir=encoder_cache())
+        return files_sha256([Path(f) for f in (s.onnx_file, s.tokenizer_file) if f], store_dir=encoder_cache(s))
+    return files_sha256(folder_files(folder), folder, store_dir=encoder_cache(s))
 
 
 def _default_device(backend: Backend) -> str:
@@ -235,7 +236,7 @@ def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: 
     settings = EncoderSettings(
         backend=scheme, spec=spec, location=str(loc.folder) if loc.hub_id is None else path,
         revision=revision, pooling=pooling, layer=layer, templates=templates,
-        allow_download=options.allow_download,
+        allow_download=options.allow_download, cache=options.cache,
     )
     label = name or _base_name(path) + settings_label(pooling=pooling, layer=layer, templates=templates)
     return EncoderSource(label, settings)

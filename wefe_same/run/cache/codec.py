@@ -7,7 +7,7 @@ Loading a pickle runs code, so an entry is a small container instead::
 
 The header names the entry's kind and key, its JSON-able fields and each array's
 dtype, shape and offset. :func:`unpack` checks the digest before parsing anything, then
-the kind, the key, the dtypes and shapes, and raises :class:`Damaged` on any mismatch.
+the kind, the key, the dtypes and shapes, and raises :class:`_Damaged` on any mismatch.
 Table cells keep their exact type (floats as hex, nullable dtypes, ``None`` against NaN).
 """
 
@@ -30,11 +30,11 @@ MAGIC = f"WEFESAME-CACHE {FORMAT_VERSION}\n".encode("ascii")
 ARRAY_KINDS = "biuf"
 
 
-class Damaged(Exception):
+class _Damaged(Exception):
     """An entry that fails a check; the message says which."""
 
 
-class Unstorable(Exception):
+class _Unstorable(Exception):
     """A value the entry format does not hold exactly (then nothing is cached)."""
 
 
@@ -54,7 +54,7 @@ def _encode_scalar(v: Any) -> Any:
         return {"t": "i", "v": v}
     if type(v) is float:
         return {"t": "f", "v": v.hex()}
-    raise Unstorable(f"a cell of type {type(v).__name__}")
+    raise _Unstorable(f"a cell of type {type(v).__name__}")
 
 
 def _decode_scalar(v: Any) -> Any:
@@ -74,7 +74,7 @@ def _decode_scalar(v: Any) -> Any:
         return dtype.type(float.fromhex(v["v"]))
     if tag in ("I", "B"):
         return dtype.type(v["v"])
-    raise Damaged(f"unknown cell tag {tag!r}")
+    raise _Damaged(f"unknown cell tag {tag!r}")
 
 
 def _encode_dtype(dtype: Any) -> dict[str, Any]:
@@ -86,7 +86,7 @@ def _encode_dtype(dtype: Any) -> dict[str, Any]:
     elif str(dtype) in ("Int8", "Int16", "Int32", "Int64", "UInt8", "UInt16", "UInt32", "UInt64",
                         "Float32", "Float64", "boolean"):
         return {"ext": str(dtype)}
-    raise Unstorable(f"a column of dtype {dtype}")
+    raise _Unstorable(f"a column of dtype {dtype}")
 
 
 def _decode_dtype(spec: Mapping[str, Any]) -> Any:
@@ -106,7 +106,7 @@ class Writer:
     def array(self, name: str, values: np.ndarray) -> dict[str, str]:
         values = np.asarray(values)
         if values.dtype.kind not in ARRAY_KINDS:
-            raise Unstorable(f"an array {name!r} of dtype {values.dtype}")
+            raise _Unstorable(f"an array {name!r} of dtype {values.dtype}")
         self.arrays[name] = values
         return {"array": name}
 
@@ -125,7 +125,7 @@ class Writer:
 
     def frame(self, name: str, frame: pd.DataFrame) -> dict[str, Any]:
         if frame.columns.has_duplicates or not all(isinstance(c, str) for c in frame.columns):
-            raise Unstorable(f"table {name!r} has duplicate or non-string column names")
+            raise _Unstorable(f"table {name!r} has duplicate or non-string column names")
         index = frame.index
         if isinstance(index, pd.RangeIndex):
             enc_index: dict[str, Any] = {"range": [index.start, index.stop, index.step]}
@@ -156,7 +156,7 @@ class Reader:
             strings = spec["strings"]
             if codes.dtype != np.int32 or codes.ndim != 1 or (len(codes) and not (
                     -1 <= codes.min() and codes.max() < len(strings))):
-                raise Damaged(f"string codes {spec['array']!r} do not fit their {len(strings)} strings")
+                raise _Damaged(f"string codes {spec['array']!r} do not fit their {len(strings)} strings")
             if isinstance(dtype, np.dtype):  # object: code -1 (missing) picks the None appended last
                 data = np.array([*strings, None], dtype=object)[codes]
             else:  # through Arrow: 100x faster than from Python strings, and the same values
@@ -168,7 +168,7 @@ class Reader:
         elif "array" in spec:
             data = self.array(spec)
             if data.dtype != dtype or data.ndim != 1:
-                raise Damaged(f"array {spec['array']!r} is {data.dtype} {data.shape}, expected {dtype}")
+                raise _Damaged(f"array {spec['array']!r} is {data.dtype} {data.shape}, expected {dtype}")
         else:
             cells = [_decode_scalar(v) for v in spec["cells"]]
             if isinstance(dtype, np.dtype):  # object: cells as they were, None kept
@@ -178,7 +178,7 @@ class Reader:
             else:
                 data = pd.array(cells, dtype=dtype)
         if length is not None and len(data) != length:
-            raise Damaged(f"a column of {len(data)} rows in a table of {length}")
+            raise _Damaged(f"a column of {len(data)} rows in a table of {length}")
         return pd.Index(data, dtype=dtype, copy=False) if index else data
 
     def frame(self, spec: Mapping[str, Any]) -> pd.DataFrame:
@@ -190,7 +190,7 @@ class Reader:
             index.name = ispec["name"]
         columns = pd.Index(spec["columns"], dtype=_decode_dtype(spec["columns_dtype"]))
         if len(spec["data"]) != len(columns):
-            raise Damaged("the number of columns does not match the column names")
+            raise _Damaged("the number of columns does not match the column names")
         # Series with their dtype stated: pandas would infer "str" from an object array of strings.
         data = {i: pd.Series(self.values(s, len(index)), index=index, dtype=_decode_dtype(s["dtype"]), copy=False)
                 for i, s in enumerate(spec["data"])}
@@ -215,17 +215,17 @@ def pack(kind: str, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.n
 
 
 def unpack(data: bytes, kind: str, key: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """Header meta and arrays of an entry, after every check; :class:`Damaged` otherwise."""
+    """Header meta and arrays of an entry, after every check; :class:`_Damaged` otherwise."""
     if not data.startswith(MAGIC):
-        raise Damaged("not a wefe_same cache entry" if data else "empty file")
+        raise _Damaged("not a wefe_same cache entry" if data else "empty file")
     start = len(MAGIC) + 65
     stored, body = data[len(MAGIC):start - 1], data[start:]
     if data[start - 1:start] != b"\n" or hashlib.sha256(body).hexdigest().encode("ascii") != stored:
-        raise Damaged("checksum mismatch")
+        raise _Damaged("checksum mismatch")
     (length,) = struct.unpack("<Q", body[:8])
     header = json.loads(body[8:8 + length])
     if header.get("format") != FORMAT_VERSION or header.get("kind") != kind or header.get("key") != key:
-        raise Damaged(f"it holds {header.get('kind')!r} entry {header.get('key')!r}")
+        raise _Damaged(f"it holds {header.get('kind')!r} entry {header.get('key')!r}")
     blob = memoryview(body)[8 + length:]
     arrays = {}
     for name, spec in header["arrays"].items():
@@ -234,7 +234,7 @@ def unpack(data: bytes, kind: str, key: str) -> tuple[dict[str, Any], dict[str, 
         count = int(np.prod(shape, dtype=np.int64))
         if dtype.kind not in ARRAY_KINDS or count * dtype.itemsize != spec["nbytes"] or (
                 spec["offset"] < 0 or spec["offset"] + spec["nbytes"] > len(blob)):
-            raise Damaged(f"array {name!r} does not fit its header")
+            raise _Damaged(f"array {name!r} does not fit its header")
         arr = np.frombuffer(blob, dtype=dtype, count=count, offset=spec["offset"]).reshape(shape)
         arrays[name] = arr.astype(dtype.newbyteorder("="), copy=True)
     return header["meta"], arrays

