@@ -27,6 +27,8 @@ class MetricResult:
         Per-word scores by component (e.g. ``"s"`` for WEAT's s(w, A, B)), each aligned
         with the rows of the input role the metric's spec names (``word_role``).
 
+    Examples
+    --------
     >>> MetricResult(0.5, {"n": 3}).to_frame()
        value reason  n
     0    0.5   None  3

@@ -138,6 +138,8 @@ def load_queries(spec: QueriesLike) -> list[QuerySet]:
 
     Loose :class:`Query` objects are gathered into one query set called ``"queries"``.
 
+    Examples
+    --------
     >>> [qs.name for qs in load_queries(["gender", "religion"])]
     ['gender', 'religion']
     """
