@@ -1,49 +1,43 @@
-"""Where the time of the default ``wefe-same rank`` goes.
+"""The default ``wefe-same rank`` against the previous release, in one run.
 
-    python benchmarks/bench_default_run.py [--repeats 1] [--skip-cache] [--formats png pdf svg]
-                                           [--quick] [-- EXTRA RANK ARGUMENTS]
+    python benchmarks/bench_default_run.py [--previous 9bc6278] [--profile] [-- EXTRA RANK ARGUMENTS]
 
-Runs ``wefe-same rank --out TMP`` (every installed catalog model and its variants,
-queries gender, ethnicity and religion, every metric, figures in every format) in fresh
-processes:
+Checks out the previous release (``git worktree add`` of ``--previous``, default commit
+9bc6278, into a temporary folder) and runs ``python -m wefe_same.cli rank`` of each
+version in a fresh process, with ``PYTHONPATH`` pointing at that version's code:
 
-1. without the cache (``--no-cache``), timed: the wall time a first-time user sees,
-   interpreter start and imports included;
-2. with an empty cache folder, then again with the filled one (``--cache DIR``): a miss
-   and a hit (skipped with ``--skip-cache`` or when the CLI has no ``--cache``);
-3. once more without the cache under cProfile, to split the time into stages: plan,
-   model resolution, the lookup pass per model, each metric, aggregation, analysis,
-   manifest, tables and figures. Figures drawn by worker processes are seen as the time
-   the parent waits for them. cProfile slows Python-heavy code, so the shares matter
-   more than the profiled seconds.
+1. cold: an empty cache folder (``--cache DIR``): every model read or encoded, every
+   metric computed, every figure drawn;
+2. cached: the same command again, same cache and same results folder (the second run a
+   user sees).
 
-``--quick`` ranks one model (glove-6b-50d) on WEAT 1-10 with WEAT, RND and MAC, PNG only.
-Arguments after ``--`` are passed to ``wefe-same rank`` as they are.
+For each run it prints the wall time (interpreter start and imports included), the peak
+memory of the whole process tree (the sum of the resident sizes of the process and all
+its descendants, figure workers included, sampled every 20 ms from ``/proc`` through
+psutil), and the size and number of files of the results folder; then the ratios
+current / previous against the targets of issue 16 (cold ≤ 0.5×, cached ≤ 0.25×, peak
+≤ 800 MB, folder ≤ 15 MB and ≤ 40 files). The previous release runs first, so that the
+file system cache favours it, if anything.
+
+``--profile`` adds a cProfile run of the current code (cold cache) split into the
+pipeline's stages. Arguments after ``--`` go to both versions' ``rank`` as they are.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import os
 import pstats
 import shutil
-import statistics
+import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-from _common import fmt_times, header, run_child
-
-RUN = r"""
-import json, sys, time
-t0 = time.perf_counter()
-from wefe_same.cli import main
-import wefe_same.api, wefe_same.output.writer  # the package loads lazily: time its imports here
-t1 = time.perf_counter()
-code = main(sys.argv[1:])
-t2 = time.perf_counter()
-print(json.dumps({"import": t1 - t0, "run": t2 - t1, "code": code}))
-"""
+import psutil
+from _common import ROOT, header, run_child
 
 PROFILE = r"""
 import cProfile, json, sys, time
@@ -138,68 +132,108 @@ def report_profile(path: Path, wall: float, top: int) -> None:
         print(f"  {v[2]:7.2f} s  {v[1]:>9,} calls  {short}:{line} {name}")
 
 
+TARGETS = {"cold": 0.5, "cached": 0.25}
+PEAK_MB, FOLDER_MB, FOLDER_FILES = 800, 15, 40
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    """Resident bytes of ``proc`` and every descendant (processes gone meanwhile count 0)."""
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total
+
+
+def timed_run(code: Path, args: list[str], log: Path) -> tuple[float, int]:
+    """Run ``python -m wefe_same.cli ARGS`` on the code at ``code``: (wall s, peak tree RSS bytes)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    t0 = time.perf_counter()
+    with log.open("w") as out:
+        child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", *args], cwd=code, env=env,
+                                 stdout=out, stderr=subprocess.STDOUT)
+        proc = psutil.Process(child.pid)
+        peak = 0
+        while child.poll() is None:
+            with contextlib.suppress(psutil.Error):
+                peak = max(peak, tree_rss(proc))
+            time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    if child.returncode != 0:
+        raise SystemExit(f"{code}: wefe-same {' '.join(args)} exited with {child.returncode}; see {log}:\n"
+                         + log.read_text()[-3000:])
+    return wall, peak
+
+
+def folder_stats(folder: Path) -> tuple[float, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 1e6, len(files)
+
+
+def measure(label: str, code: Path, work: Path, extra: list[str]) -> dict[str, float]:
+    out, cache = work / f"{label}-results", work / f"{label}-cache"
+    args = ["rank", "--out", str(out), "--cache", str(cache), *extra]
+    row: dict[str, float] = {}
+    for run in ("cold", "cached"):
+        wall, peak = timed_run(code, args, work / f"{label}-{run}.log")
+        size, n = folder_stats(out)
+        row |= {run: wall, f"{run}_peak_mb": peak / 1e6, "folder_mb": size, "files": n}
+        print(f"  {label:8} {run:6}: {wall:7.2f} s wall, peak {peak / 1e6:7.0f} MB (process tree), "
+              f"results folder {size:7.1f} MB in {n} files", flush=True)
+    return row
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=1, help="timed runs without the cache (median)")
-    ap.add_argument("--formats", nargs="+", default=None, help="figure formats (default: the CLI's)")
-    ap.add_argument("--skip-cache", action="store_true", help="no cache miss / hit runs")
-    ap.add_argument("--skip-profile", action="store_true")
+    ap.add_argument("--previous", default="9bc6278", help="the previous release's commit (default: %(default)s)")
+    ap.add_argument("--profile", action="store_true", help="also profile the current code's cold run")
     ap.add_argument("--top", type=int, default=15)
-    ap.add_argument("--quick", action="store_true", help="smoke size: one model, WEAT 1-10, three metrics, PNG")
-    ap.add_argument("extra", nargs="*", help="after --: more wefe-same rank arguments")
+    ap.add_argument("extra", nargs="*", help="after --: more wefe-same rank arguments (both versions)")
     args = ap.parse_args()
 
-    header("Where the default wefe-same rank spends its time")
-    from wefe_same.cli import build_parser
-
-    rank_help = build_parser()._subparsers._group_actions[0].choices["rank"].format_help()
-    has_cache = "--no-cache" in rank_help
-    extra = list(args.extra)
-    if args.quick:
-        extra += ["--models", "glove-6b-50d", "--queries", "weat", "--metrics", "WEAT", "RND", "MAC"]
-        args.formats = args.formats or ["png"]
-    if args.formats:
-        extra += ["--formats", *args.formats]
+    header("The default wefe-same rank: this version against the previous release")
     from wefe_same.models.catalog import default_models
 
-    if "--models" in extra:
-        given = extra[extra.index("--models") + 1:]
-        models = given[:next((i for i, a in enumerate(given) if a.startswith("--")), len(given))]
-    else:
-        models = default_models()
+    models = default_models()
     print(f"models ({len(models)}): " + ", ".join(models))
-    folder = Path(tempfile.mkdtemp(prefix="wefe-same-bench-run-"))
+    work = Path(tempfile.mkdtemp(prefix="wefe-same-bench-default-"))
+    previous = work / "previous"
+    subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(previous), args.previous],
+                   check=True)
     try:
-        def rank(*more: str) -> tuple[float, dict]:
-            out = folder / "results"
-            child = run_child(RUN, "rank", "--out", str(out), *more, *extra)
-            if child["code"] != 0:
-                raise SystemExit(f"wefe-same rank exited with {child['code']}")
-            return child.wall, child.result
-
-        no_cache = ["--no-cache"] if has_cache else []
-        runs = [rank(*no_cache) for _ in range(args.repeats)]
-        walls = [w for w, _ in runs]
-        print(f"wefe-same rank {' '.join(no_cache + extra)}: {statistics.median(walls):.2f} s wall "
-              f"(median of {len(walls)}: {fmt_times(walls)}), of which imports {runs[-1][1]['import']:.2f} s",
-              flush=True)
-        if has_cache and not args.skip_cache:
-            cache = folder / "cache"
-            miss, _ = rank("--cache", str(cache))
-            hit, _ = rank("--cache", str(cache))
-            manifest = json.loads((folder / "results" / "manifest.json").read_text()) \
-                if (folder / "results" / "manifest.json").exists() else {}
-            status = [m.get("cache") for m in manifest.get("models", []) if isinstance(m, dict)]
-            print(f"with --cache DIR: first run (cache miss) {miss:.2f} s, second run {hit:.2f} s "
-                  f"(cache status per model: {', '.join(map(str, status)) or 'not in manifest.json'})", flush=True)
-        elif not has_cache:
-            print("TODO: wefe-same rank has no --cache yet: cached runs not measured")
-        if not args.skip_profile:
-            prof = folder / "rank.prof"
-            child = run_child(PROFILE, str(prof), "rank", "--out", str(folder / "results"), *no_cache, *extra)
+        print(f"previous release: {args.previous} (git worktree in {previous}); current: {ROOT}", flush=True)
+        rows = {"previous": measure("previous", previous, work, list(args.extra)),
+                "current": measure("current", ROOT, work, list(args.extra))}
+        before, now = rows["previous"], rows["current"]
+        peak = max(now["cold_peak_mb"], now["cached_peak_mb"])
+        checks = [
+            ("cold run (empty cache)", f"{before['cold']:.2f} s", f"{now['cold']:.2f} s",
+             f"{now['cold'] / before['cold']:.2f}x", f"<= {TARGETS['cold']}x", now["cold"] / before["cold"] <= TARGETS["cold"]),
+            ("cached rerun", f"{before['cached']:.2f} s", f"{now['cached']:.2f} s",
+             f"{now['cached'] / before['cached']:.2f}x", f"<= {TARGETS['cached']}x",
+             now["cached"] / before["cached"] <= TARGETS["cached"]),
+            ("peak memory, process tree", f"{max(before['cold_peak_mb'], before['cached_peak_mb']):.0f} MB",
+             f"{peak:.0f} MB", f"{peak / max(before['cold_peak_mb'], before['cached_peak_mb']):.2f}x",
+             f"<= {PEAK_MB} MB", peak <= PEAK_MB),
+            ("results folder size", f"{before['folder_mb']:.1f} MB", f"{now['folder_mb']:.1f} MB",
+             f"{now['folder_mb'] / before['folder_mb']:.2f}x", f"<= {FOLDER_MB} MB", now["folder_mb"] <= FOLDER_MB),
+            ("results folder files", f"{before['files']:.0f}", f"{now['files']:.0f}",
+             f"{now['files'] / before['files']:.2f}x", f"<= {FOLDER_FILES}", now["files"] <= FOLDER_FILES),
+        ]
+        print("\n| measure | previous | current | ratio | target | met |")
+        print("|---|---:|---:|---:|---|---|")
+        for name, a, b, ratio, target, met in checks:
+            print(f"| {name} | {a} | {b} | {ratio} | {target} | {'yes' if met else 'NO'} |")
+        if args.profile:
+            prof = work / "rank.prof"
+            child = run_child(PROFILE, str(prof), "rank", "--out", str(work / "profiled"), "--cache",
+                              str(work / "profile-cache"), *args.extra)
             report_profile(prof, child["run"], args.top)
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(previous)], check=False)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ targets = ["male", "female"]
 attributes = ["career", "care"]
 """
 
-CONTRACT = ["aggregates.csv", "rankings.csv", "correlations.csv", "details.csv", "manifest.json",
+CONTRACT = ["aggregates.csv", "rankings.csv", "correlations.csv", "details.csv.gz", "manifest.json",
             "figures/correlations.png", "figures/correlations.pdf"]
 
 
@@ -53,13 +53,13 @@ def assert_figure_not_blank(path):
     assert pixels.std() > 0.05 and len(np.unique(pixels.reshape(-1, 3), axis=0)) > 50
 
 
-def assert_contract(out, n_models, metrics, formats=("png", "pdf", "svg")):
+def assert_contract(out, n_models, metrics, formats=("png", "pdf")):  # the default formats
     names = [n for n in CONTRACT if not n.startswith("figures/")] + [f"figures/correlations.{f}" for f in formats]
     for name in names + [f"scores/{m}.csv" for m in metrics]:
         assert (out / name).is_file(), name
     rankings = pd.read_csv(out / "rankings.csv", index_col="model")
     assert len(rankings) >= n_models and list(rankings.columns) == metrics
-    details = pd.read_csv(out / "details.csv")
+    details = pd.read_csv(out / "details.csv.gz")
     assert list(details.columns[:8]) == ["model", "metric", "query_set", "subquery", "value",
                                          "words_found", "missing_words", "reason"]
     assert details["value"].notna().any()
@@ -107,7 +107,7 @@ def test_default_run_on_the_builtin_models(tmp_path):
     # Encoders have an open vocabulary: every subquery is defined. The static models may lose
     # words (the WEAT subset of word2vec lacks one of 3 'christian_related_words'), with the reason.
     assert scores.loc[["minilm-l6-v2", "paraphrase-minilm-l3-v2", "glove-6b-50d"]].notna().all().all()
-    details = pd.read_csv(out / "details.csv")
+    details = pd.read_csv(out / "details.csv.gz")
     assert details.loc[details["value"].isna() & (details["metric"] == "WEAT"), "reason"].str.contains("lost").all()
     assert sorted({c.split(":")[0] for c in scores.columns}) == ["ethnicity", "gender", "religion"]
 

@@ -136,7 +136,7 @@ def test_nan_and_zero_vectors_count_as_missing_with_their_reason(work, capsys):
     code, _ = run_cli(["rank", "--models", "odd.txt", "good.txt", "--queries", "mini.toml", "--out", "res",
                        "--missing-threshold", "0.5", *FAST], capsys)
     assert code == 0
-    lookups = pd.read_csv(work / "res" / "lookups.csv").set_index(["model", "word"])["status"]
+    lookups = pd.read_csv(work / "res" / "lookups.csv.gz").set_index(["model", "word"])["status"]
     assert lookups[("odd", "doctor")] == "non-finite vector" and lookups[("odd", "nurse")] == "zero vector"
 
 
@@ -145,7 +145,7 @@ def test_a_model_whose_every_subquery_is_nan_keeps_its_rows_and_exits_0(work, ca
     code, err = run_cli(["rank", "--models", "other.txt", "good.txt", "--queries", "mini.toml", "--out", "res",
                          *FAST], capsys)
     assert code == 0, err
-    details = pd.read_csv(work / "res" / "details.csv")
+    details = pd.read_csv(work / "res" / "details.csv.gz")
     other = details[details["model"] == "other"]
     assert len(other) > 0 and other["value"].isna().all() and other["reason"].str.contains("no word").all()
     assert "other" in pd.read_csv(work / "res" / "rankings.csv")["model"].tolist()

@@ -64,12 +64,13 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     from wefe_same.run.config import RankConfig
 
     started = time.perf_counter()
-    check_formats(args.formats)
+    if args.formats is not None:
+        check_formats(args.formats)
     out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
                                        cache=False if args.no_cache else args.cache, progress=None)
     result = pipeline.run(config, started=started)
-    out = result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
+    out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):
         print("Rankings (1 = least biased, overall):")
         print(result.rankings.to_string())
@@ -77,6 +78,16 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(result.correlations.round(2).to_string())
     print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s")
     return 0
+
+
+def _save_options(args: argparse.Namespace) -> dict:
+    """How the results folder is written: the figure set, its formats, the table formats.
+
+    The paper figures are few: drawn here (a worker pool costs more to start than it
+    saves); every figure (``--figures all``) is drawn by worker processes.
+    """
+    return {"formats": None if args.formats is None else tuple(args.formats), "figures": args.figures,
+            "full_tables": args.full_tables, "figure_workers": _figure_workers() if args.figures == "all" else 1}
 
 
 def _figure_workers() -> int:
@@ -137,7 +148,7 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     result = pipeline.run(RankConfig.from_namespace(args, permutations=0,
                                                     cache=False if args.no_cache else args.cache))
     table = result.extra["robustness"]
-    result.save(out, formats=tuple(args.formats), figure_workers=_figure_workers())
+    result.save(out, **_save_options(args))
     with pd.option_context("display.width", 160, "display.max_columns", 20):
         print("Robustness to subset selection (Schröder et al. 2021, §5.3.1): mean |b(W_i) - b(W)| over "
               f"{args.halves} random halves W_i of the neutral words")
@@ -208,8 +219,16 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
 
 def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
     p.add_argument("--out", default=out, help="results folder (default: %(default)s)")
-    p.add_argument("--formats", nargs="+", default=["png", "pdf", "svg"], metavar="FMT",
-                   help="figure formats: png, pdf, svg (default: all three)")
+    p.add_argument("--figures", choices=("paper", "all"), default="paper",
+                   help="paper (default): the correlation heatmap and the accumulated rankings (and the "
+                        "stability and robustness figures when computed); all: also a score heatmap per "
+                        "metric and a most-biased-words figure per model. A figure whose data did not "
+                        "change is copied from the results folder being replaced, not redrawn")
+    p.add_argument("--formats", nargs="+", default=None, metavar="FMT",
+                   help="figure formats: png, pdf, svg (default: png pdf; with --figures all: all three)")
+    p.add_argument("--full-tables", action="store_true",
+                   help="write word_bias, details and lookups as plain CSV (default: word_bias.parquet, "
+                        "details.csv.gz, lookups.csv.gz)")
     p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default: 1)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler address")
     p.add_argument("--cache", metavar="DIR", help="model cache folder (default: the user cache directory)")

@@ -130,7 +130,8 @@ class RankResult:
         """The annotated correlation heatmap of :attr:`correlations`, :attr:`set_apart` fenced off."""
         return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.set_apart or ())
 
-    def save(self, out: str | Path, *, formats: Sequence[str] = FIGURE_FORMATS, figure_workers: int = 1) -> Path:
+    def save(self, out: str | Path, *, formats: Sequence[str] | None = None, figure_workers: int = 1,
+             figures: str = "paper", full_tables: bool = False) -> Path:
         """Write the results folder and return its resolved path.
 
         Parameters
@@ -140,10 +141,19 @@ class RankResult:
             and atomically. Anything else (a file, a folder of other files, a results
             folder holding files it did not write) raises
             :class:`~wefe_same.errors.OutputError` and is left untouched.
-        formats : sequence of {"png", "pdf", "svg"}
+        formats : sequence of {"png", "pdf", "svg"}, optional
             Figure formats; each figure is drawn once and saved in every one. Empty: no
-            figures.
+            figures. Default: PNG and PDF (``figures="all"``: SVG too).
         figure_workers : int, default 1
             Processes drawing the figures; 1 draws them in this process.
+        figures : {"paper", "all"}, default "paper"
+            "paper": the correlation heatmap, the accumulated rankings and (when
+            computed) the stability and robustness figures; "all" adds a score heatmap
+            per metric and a most-biased-words figure per model. A figure whose data
+            did not change is copied from the folder being replaced, not drawn again.
+        full_tables : bool, default False
+            Write ``word_bias``, ``details`` and ``lookups`` as plain CSV; by default
+            ``word_bias.parquet`` and ``details.csv.gz``, ``lookups.csv.gz``.
         """
-        return write_results(self, out, formats=formats, figure_workers=figure_workers)
+        return write_results(self, out, formats=formats, figure_workers=figure_workers, figures=figures,
+                             full_tables=full_tables)

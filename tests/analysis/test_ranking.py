@@ -129,5 +129,5 @@ def test_same_seed_same_result_bytes(toy_sources, toy_query, tmp_path):
                                   pd.read_csv(first / "scores" / "RNSB.csv", index_col="model"),
                                   check_names=False, check_exact=True)
     third = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "c")
-    for name in ("scores/RNSB.csv", "details.csv", "rankings.csv", "figures/correlations.pdf"):
+    for name in ("scores/RNSB.csv", "details.csv.gz", "rankings.csv", "figures/correlations.pdf"):
         assert (first / name).read_bytes() == (third / name).read_bytes(), name

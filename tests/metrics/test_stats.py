@@ -217,7 +217,7 @@ def test_bootstrap_intervals_are_seeded_and_cover_the_estimate(toy_sources, toy_
     corr = a.correlations_ci
     assert len(corr) == 3 and corr["ci_low"].between(-1, 1).all() and corr["ci_high"].between(-1, 1).all()
     out = a.save(tmp_path / "r")
-    for name in ("aggregates_ci.csv", "correlations_ci.csv", "rank_stability.csv", "word_bias.csv"):
+    for name in ("aggregates_ci.csv", "correlations_ci.csv", "rank_stability.csv", "word_bias.parquet"):
         assert (out / name).is_file()
     assert (out / "aggregates_ci.csv").read_bytes() == (b.save(tmp_path / "s") / "aggregates_ci.csv").read_bytes()
 

@@ -264,7 +264,7 @@ def test_interrupt_while_writing_leaves_earlier_results_byte_identical(result, t
 
     monkeypatch.setattr(plots, "score_heatmap", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        result.save(out, formats=FAST)
+        result.save(out, formats=FAST, figures="all")  # the score heatmaps are drawn
     assert snapshot(tmp_path) == before and leftovers(tmp_path) == []
 
 
@@ -374,7 +374,7 @@ def test_a_model_with_only_nan_keeps_its_tables_and_is_a_warning(tmp_path):
     nan_model = tiny_result(models=("a", "b", "empty"), empty=("empty",), object_values=True)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        out = nan_model.save(tmp_path / "res", formats=("svg", "png"))
+        out = nan_model.save(tmp_path / "res", formats=("svg", "png"), figures="all")
     said = [str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)]
     assert "figures scores_WEAT, scores_SAME: no values for model 'empty'; shown as missing" in said
     assert "figure most_biased_words_empty: no per-word SAME values for model 'empty'; left out" in said
@@ -383,7 +383,7 @@ def test_a_model_with_only_nan_keeps_its_tables_and_is_a_warning(tmp_path):
     assert set(said) <= set(manifest["warnings"])
     rankings = pd.read_csv(out / "rankings.csv", index_col=0)
     assert list(rankings.index) == ["a", "b", "empty"] and rankings.loc["empty"].isna().all()
-    details = pd.read_csv(out / "details.csv")
+    details = pd.read_csv(out / "details.csv.gz")
     assert (details.loc[details["model"] == "empty", "reason"] == "no word left").all()
     figures = {p.name for p in (out / "figures").iterdir()}
     assert {"most_biased_words_a.svg", "most_biased_words_a.png", "scores_WEAT.png"} <= figures
@@ -415,8 +415,8 @@ def test_figure_workers_give_the_same_bytes_and_never_rerun_the_users_script(tmp
         from test_output_safety import tiny_result
         with open({str(log)!r}, "a") as fh:
             fh.write("ran\\n")
-        tiny_result().save({str(tmp_path / "one")!r}, formats=("svg",))
-        tiny_result().save({str(tmp_path / "two")!r}, formats=("svg",), figure_workers=2)
+        tiny_result().save({str(tmp_path / "one")!r}, formats=("svg",), figures="all")
+        tiny_result().save({str(tmp_path / "two")!r}, formats=("svg",), figure_workers=2, figures="all")
     """))
     subprocess.run([sys.executable, str(script)], check=True, cwd=tmp_path, timeout=120)
     assert log.read_text() == "ran\n"
@@ -437,13 +437,13 @@ def test_a_table_that_fails_while_the_figure_workers_draw_stops_them_and_leaves_
     start_pool = rendering._pool
     monkeypatch.setattr(rendering, "_pool", lambda workers: pools.append(start_pool(workers)) or pools[-1])
 
-    def disk_full(result, folder):
+    def disk_full(result, folder, **options):
         assert len(pools) == 1  # the workers were started before the first table
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(report, "write_csv_tables", disk_full)
     with pytest.raises(OSError, match="No space left"):
-        tiny_result().save(tmp_path / "res", formats=("svg", "png"), figure_workers=2)
+        tiny_result().save(tmp_path / "res", formats=("svg", "png"), figure_workers=2, figures="all")
     assert snapshot(earlier) == before and leftovers(tmp_path) == []
     with pytest.raises(RuntimeError, match="after shutdown"):  # the pool was shut down
         pools[0].submit(print)

@@ -56,7 +56,7 @@ def test_quality_columns_are_set_apart_in_the_heatmap(result):
 
 @pytest.fixture(scope="module")
 def saved(result, tmp_path_factory):
-    return result.save(tmp_path_factory.mktemp("saved") / "res")
+    return result.save(tmp_path_factory.mktemp("saved") / "res", figures="all")  # every figure, three formats
 
 
 def test_saved_folder_has_figures_in_three_formats_and_tables(result, saved):
@@ -93,7 +93,7 @@ def test_same_inputs_give_identical_figure_bytes(result, saved, tmp_path):
         for fmt, data in files.items():
             assert (saved / "figures" / f"{stem}.{fmt}").read_bytes() == data, (stem, fmt)
     report.write_csv_tables(result, tmp_path)
-    for name in ("rankings.csv", "aggregates.csv", "details.csv", "word_bias.csv"):
+    for name in ("rankings.csv", "aggregates.csv", "details.csv.gz", "word_bias.parquet"):
         assert (tmp_path / name).read_bytes() == (saved / name).read_bytes(), name
 
 

@@ -28,14 +28,37 @@ OPTIONS = dict(queries=["weat", "same"], seed=3, permutations=200, bootstrap=20,
 KEPT = {"rankings.csv", "aggregates.csv", "correlations.csv", "correlation_pvalues.csv"}
 
 
+def csv_bytes(path: Path) -> tuple[str, bytes]:
+    """(CSV name, CSV bytes) of a table of the results folder in any of its formats.
+
+    The lean folder holds ``details.csv.gz`` and ``lookups.csv.gz`` (the CSV bytes,
+    gzipped) and ``word_bias.parquet`` (float64 values, written here as the CSV that
+    ``full_tables=True`` writes): their hashes are the plain CSV's, so the lean format
+    changed no number.
+    """
+    import gzip
+
+    import pandas as pd
+
+    if path.name.endswith(".csv.gz"):
+        return path.name[:-3], gzip.decompress(path.read_bytes())
+    if path.suffix == ".parquet":
+        text = pd.read_parquet(path).to_csv(index=False, float_format="%.6g")
+        return path.with_suffix(".csv").name, text.encode()
+    return path.name, path.read_bytes()
+
+
 def pinned_run(out: Path) -> dict[str, str]:
     """Rank, write the results folder without figures, return {csv name: sha256}."""
     from wefe_same import rank
 
     result = rank(MODELS, **OPTIONS)
     folder = result.save(out, formats=())
-    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(folder.rglob("*.csv"))}
+    hashes = {}
+    for p in sorted([*folder.rglob("*.csv"), *folder.rglob("*.csv.gz"), *folder.rglob("*.parquet")]):
+        name, data = csv_bytes(p)
+        hashes[p.parent.relative_to(folder).joinpath(name).as_posix()] = hashlib.sha256(data).hexdigest()
+    return hashes
 
 
 def main() -> int:

@@ -3,6 +3,11 @@ takes only the data it draws and returns ``(figure or None, notes)``.
 
 A figure that has nothing to show for a model (every value NaN) shows the model as
 missing or is left out, with a note.
+
+Two sets (``figures=``): ``"paper"`` (the default) holds the figures that summarise a
+run: the correlation heatmap, the accumulated rankings (Badilla et al. 2020, Figure 2)
+and, when computed, the rank stability and robustness figures. ``"all"`` adds one score
+heatmap per metric (models × subqueries) and one "most biased words" figure per model.
 """
 
 from __future__ import annotations
@@ -102,14 +107,21 @@ def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
     return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
 
 
-def figure_jobs(result: ResultTables) -> tuple[list[FigureJob], list[Note]]:
-    """Every figure of the results folder as jobs, each with only the data it draws."""
+#: The figure sets: the summary figures, or every figure.
+FIGURE_SETS = ("paper", "all")
+
+
+def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[FigureJob], list[Note]]:
+    """The figures of the results folder (``figures``: one of :data:`FIGURE_SETS`) as
+    jobs, each with only the data it draws."""
     jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ()))),
             FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
-    jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores, (matrix, metric), cost=1 + matrix.size / 100)
-             for metric, matrix in result.scores.items()]
+    every = figures == "all"
+    if every:
+        jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores, (matrix, metric), cost=1 + matrix.size / 100)
+                 for metric, matrix in result.scores.items()]
     notes: list[Note] = []
-    if result.word_bias is not None and len(result.word_bias):
+    if every and result.word_bias is not None and len(result.word_bias):
         chosen = _word_figure_metric(result.word_bias)
         if chosen is None:
             notes.append((None, "no per-word values for any model", "left out"))

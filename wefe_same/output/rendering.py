@@ -5,18 +5,28 @@ Each figure is drawn once and saved in every format asked, to bytes that depend 
 the data (no dates, fixed SVG hash salt). With ``workers > 1`` the figures are drawn in
 worker processes ("forkserver": no copy of the parent's threads or locks); a figure job
 is a picklable ``(stem, function, args)``.
+
+A figure is redrawn only when its data changed: :func:`job_digest` keys each job by its
+input tables, the figure code and matplotlib's version, and the writer reuses the files
+of the folder it replaces when the key is the same (a rerun with unchanged data draws
+nothing and does not import matplotlib).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import multiprocessing
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from importlib.metadata import version
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
+
+import pandas as pd
 
 from wefe_same.interrupts import signals_deferred
 from wefe_same.output.notes import Note
@@ -54,6 +64,40 @@ def check_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
     """
     items = as_list(formats, "formats", "save")
     return tuple(dict.fromkeys(check_choice(f, "formats", "save", FIGURE_FORMATS) for f in items))
+
+
+#: The modules whose code decides what a figure looks like: part of every figure's key.
+_FIGURE_CODE = ("figures.py", "figure_jobs.py", "rendering.py")
+
+
+def _feed(h: Any, value: Any) -> None:
+    """Feed ``value`` (tables, sequences, scalars) to the hash ``h``, unambiguously."""
+    if isinstance(value, pd.DataFrame):
+        h.update(f"<DataFrame {value.shape} {list(value.columns)!r} {list(value.dtypes.astype(str))!r}"
+                 f" {list(value.index.names)!r}>".encode())
+        h.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+    elif isinstance(value, pd.Series):
+        h.update(f"<Series {value.shape} {value.name!r} {value.dtype} {list(value.index.names)!r}>".encode())
+        h.update(pd.util.hash_pandas_object(value, index=True).to_numpy().tobytes())
+    elif isinstance(value, list | tuple):
+        h.update(f"<{type(value).__name__} {len(value)}>".encode())
+        for item in value:
+            _feed(h, item)
+    else:
+        h.update(f"<{type(value).__name__} {value!r}>".encode())
+
+
+def job_digest(job: FigureJob, formats: Sequence[str]) -> str:
+    """The key of a figure's files: its stem, draw function, input data and formats, the
+    figure code of this package and matplotlib's version (sha256, hex)."""
+    h = hashlib.sha256()
+    _feed(h, [job.stem, f"{job.draw.__module__}.{job.draw.__qualname__}", list(formats), version("matplotlib"),
+              RC, DPI])
+    here = Path(__file__).resolve().parent
+    for name in _FIGURE_CODE:
+        h.update(hashlib.sha256((here / name).read_bytes()).digest())
+    _feed(h, list(job.args))
+    return h.hexdigest()
 
 
 def _fix_layout(fig: Figure) -> None:

@@ -10,6 +10,12 @@ A finished run is never lost to a figure: a figure that fails, or has nothing to
 for a model (every value NaN), shows the model as missing or is left out, with a
 :class:`~wefe_same.errors.WefeSameWarning` and a line in ``manifest["warnings"]``.
 
+Lean by default: the paper figures in PNG and PDF (``figures="all"`` adds the per-metric
+and per-model figures, and SVG unless ``formats`` says otherwise), the word-level table
+as Parquet and the long tables gzipped (``full_tables=True``: plain CSV). A figure whose
+key (:func:`~wefe_same.output.rendering.job_digest`) is recorded in the manifest of the
+folder being replaced, with its files there, is copied, not drawn again.
+
 The parts: :mod:`.tables` (CSV), :mod:`.latex` (LaTeX and Markdown), :mod:`.figure_jobs`
 (what each figure draws), :mod:`.rendering` (drawing them, here or in worker processes).
 """
@@ -18,12 +24,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import json
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from wefe_same.errors import WefeSameWarning
-from wefe_same.output.figure_jobs import draw_robustness, draw_stability, figure_jobs
+from wefe_same.output.figure_jobs import FIGURE_SETS, draw_robustness, draw_stability, figure_jobs
 from wefe_same.output.folder import write_folder
 from wefe_same.output.latex import write_tables
 from wefe_same.output.notes import Note, note_messages
@@ -31,52 +38,106 @@ from wefe_same.output.rendering import (
     FIGURE_FORMATS,
     FigureJob,
     check_formats,
+    job_digest,
     render,
     rendering,
 )
 from wefe_same.output.tables import ResultTables, write_csv_tables
 from wefe_same.output.tables import safe_name as _safe  # noqa: F401 (the old name; tests import it)
-from wefe_same.validation import check_int
+from wefe_same.validation import check_choice, check_int
 
 # The names of the parts stay importable from here, the writer's former home.
-__all__ = ["check_formats", "draw_robustness", "draw_stability", "figure_jobs", "render", "write_csv_tables",
-           "write_results", "write_tables"]
+__all__ = ["FIGURE_SETS", "check_formats", "draw_robustness", "draw_stability", "figure_jobs", "render",
+           "write_csv_tables", "write_results", "write_tables"]
+
+
+#: Figure formats per figure set, when none are given.
+DEFAULT_FORMATS = {"paper": ("png", "pdf"), "all": FIGURE_FORMATS}
+Drawn = tuple[dict[str, bytes], list[Note]]
+
+
+def default_formats(figures: str) -> tuple[str, ...]:
+    """The figure formats of a figure set when none are given (``paper``: PNG and PDF)."""
+    return DEFAULT_FORMATS[check_choice(figures, "figures", "save", FIGURE_SETS)]
+
+
+def previous_figures(out: Path) -> dict[str, dict]:
+    """The figures recorded in the manifest of an earlier results folder at ``out``:
+    {stem: {"digest", "notes"}}; empty when there is none (or it cannot be read)."""
+    try:
+        recorded = json.loads((out / "manifest.json").read_text(encoding="utf-8")).get("figure_digests", {})
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return recorded if isinstance(recorded, dict) else {}
+
+
+def _reused(job: FigureJob, digest: str, formats: Sequence[str], out: Path, earlier: dict[str, dict]) -> Drawn | None:
+    """The files and notes of ``job`` from the earlier folder, when its key is the same."""
+    entry = earlier.get(job.stem)
+    if not isinstance(entry, dict) or entry.get("digest") != digest:
+        return None
+    try:
+        files = {fmt: (out / "figures" / f"{job.stem}.{fmt}").read_bytes() for fmt in formats} \
+            if entry.get("drawn", True) else {}
+        notes = [tuple(note) for note in entry.get("notes", [])]
+    except (OSError, TypeError):
+        return None
+    return files, notes
 
 
 @contextlib.contextmanager
-def figures_rendering(result: ResultTables, *, formats: Sequence[str] = FIGURE_FORMATS,
-                      workers: int = 1) -> Iterator[Callable[[Path], list[str]]]:
-    """Start drawing every figure of the results folder in each format; yields
+def figures_rendering(result: ResultTables, *, formats: Sequence[str] = FIGURE_FORMATS, workers: int = 1,
+                      figures: str = "paper", earlier: Path | None = None
+                      ) -> Iterator[Callable[[Path], tuple[list[str], dict[str, dict]]]]:
+    """Start drawing the figures of the set ``figures`` in each format; yields
     ``save(folder)`` (:func:`write_figures`), which writes them there and returns the
-    warnings (one line each, for the manifest and the user)."""
+    warnings (one line each, for the manifest and the user) and each figure's key.
+
+    ``earlier``: the results folder about to be replaced; its figures whose keys are
+    unchanged are copied instead of drawn.
+    """
     formats = check_formats(formats) if formats else ()
-    jobs, notes = figure_jobs(result) if formats else ([], [])
-    with rendering(jobs, formats, workers) as collect:
-        yield functools.partial(write_figures, jobs=jobs, notes=notes, collect=collect)
+    jobs, notes = figure_jobs(result, figures) if formats else ([], [])
+    digests = [job_digest(job, formats) for job in jobs]
+    recorded = previous_figures(earlier) if earlier is not None else {}
+    reused = [_reused(job, d, formats, earlier, recorded) if earlier is not None else None
+              for job, d in zip(jobs, digests)]
+    todo = [job for job, r in zip(jobs, reused) if r is None]
+    with rendering(todo, formats, workers) as collect:
+        def gather() -> list[Drawn]:
+            drawn = iter(collect())
+            return [r if r is not None else next(drawn) for r in reused]
+
+        yield functools.partial(write_figures, jobs=jobs, notes=notes, collect=gather, digests=digests)
 
 
 def write_figures(folder: Path, *, jobs: Sequence[FigureJob], notes: list[Note],
-                  collect: Callable[[], list[tuple[dict[str, bytes], list[Note]]]]) -> list[str]:
-    """Write the figures that ``collect()`` returns (drawn here, or waited for from the
-    workers) into ``folder``; returns the warnings."""
+                  collect: Callable[[], list[Drawn]], digests: Sequence[str] = ()
+                  ) -> tuple[list[str], dict[str, dict]]:
+    """Write the figures that ``collect()`` returns (drawn here, waited for from the
+    workers, or reused) into ``folder``; returns the warnings and {stem: key and notes}."""
     stems: dict[Note, list[str]] = {note: [] for note in notes}
-    for job, (files, job_notes) in zip(jobs, collect()):
+    keys: dict[str, dict] = {}
+    for job, digest, (files, job_notes) in zip(jobs, list(digests) or [""] * len(jobs), collect()):
         if files:
             folder.mkdir(exist_ok=True)
         for fmt, data in files.items():
             (folder / f"{job.stem}.{fmt}").write_bytes(data)
         for note in job_notes:
             stems.setdefault(note, []).append(job.stem)
-    return note_messages(stems)
+        if digest:
+            keys[job.stem] = {"digest": digest, "drawn": bool(files), "notes": [list(n) for n in job_notes]}
+    return note_messages(stems), keys
 
 
 # -- the folder ---------------------------------------------------------------------------
 
 
-def write_results(result: ResultTables, out: str | Path, *, formats: Sequence[str] | str = FIGURE_FORMATS,
-                  figure_workers: int = 1) -> Path:
+def write_results(result: ResultTables, out: str | Path, *, formats: Sequence[str] | str | None = None,
+                  figure_workers: int = 1, figures: str = "paper", full_tables: bool = False) -> Path:
     """Write the results folder of ``result`` at ``out`` (see :meth:`RankResult.save`)."""
-    formats = check_formats(formats) if formats else ()
+    formats = default_formats(figures) if formats is None else (check_formats(formats) if formats else ())
+    check_choice(figures, "figures", "save", FIGURE_SETS)
     workers = check_int(figure_workers, "figure_workers", "save", minimum=1)
     manifest = dict(result.manifest)
 
@@ -84,13 +145,17 @@ def write_results(result: ResultTables, out: str | Path, *, formats: Sequence[st
 
     def write(folder: Path) -> None:
         # The figure workers draw while this process writes the tables.
-        with figures_rendering(result, formats=formats, workers=workers) as save_figures:
-            write_csv_tables(result, folder)
+        with figures_rendering(result, formats=formats, workers=workers, figures=figures,
+                               earlier=Path(out)) as save_figures:
+            write_csv_tables(result, folder, full_tables=full_tables)
             said.extend(note_messages({note: [] for note in write_tables(result, folder / "tables")}))
-            said.extend(save_figures(folder / "figures"))
+            figure_said, keys = save_figures(folder / "figures")
+            said.extend(figure_said)
         earlier = list(manifest.get("warnings", []))
         manifest["warnings"] = list(dict.fromkeys([*earlier, *result.warnings, *said]))
         manifest["figure_formats"] = list(formats)
+        manifest["figures"] = figures
+        manifest["figure_digests"] = keys
 
     written = write_folder(out, write, manifest, kind="results")
     # Warned once the folder is in place: even with warnings turned into errors, the
