@@ -22,6 +22,8 @@ from wefe_same.output.tables import ResultTables, safe_name
 #: Where the word-level table may be, in the order it is looked for (a run writes one).
 WORD_TABLES = ("word_bias.parquet", "word_bias.csv.gz", "word_bias.csv")
 WORD_COLUMNS = ["model", "metric", "subquery", "word", "component", "value"]
+#: The metrics whose word rows the report may show.
+WORD_METRICS = tuple(dict.fromkeys(metric for metric, _ in WORD_FIGURE_PREFERENCE))
 #: Read a CSV as written: a model or word called "NA" or "null" stays a string.
 _TEXT = {"keep_default_na": False, "na_values": [""]}
 
@@ -150,8 +152,7 @@ def _optional(folder: Path, name: str) -> pd.DataFrame | None:
     return _csv(path, dtype={"model": str, "metric": str}) if path.is_file() else None
 
 
-def read_word_bias(folder: Path, metrics: tuple[str, ...] = tuple(m for m, _ in WORD_FIGURE_PREFERENCE)
-                   ) -> pd.DataFrame | None:
+def read_word_bias(folder: Path, metrics: tuple[str, ...] = WORD_METRICS) -> pd.DataFrame | None:
     """The rows of the word-level table (whichever of :data:`WORD_TABLES` exists) for
     ``metrics``; read in chunks so that a large table never sits whole in memory."""
     for name in WORD_TABLES:
