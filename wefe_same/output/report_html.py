@@ -324,9 +324,13 @@ def _manifest(data: ReportData) -> str:
                                        **man.get("versions", {})})]
     models = [m for m in man.get("models", []) if isinstance(m, dict)]
     if models:
-        keys = list(dict.fromkeys(k for m in models for k in ["name", "kind", *sorted(m)]))
-        rows = [[_td(str(m.get(k, ""))) for k in keys] for m in models]
-        parts += ["<h3>Models</h3>", _table(keys, rows)]
+        main = ["name", "kind", "dim", "words_found", "words_requested"]
+        rows = [[_td(str(m.get(k, "")), numeric=k != "name" and k != "kind") for k in main]
+                + [_td(str(m.get("fingerprint_sha256", ""))[:12], title=str(m.get("fingerprint_sha256", "")))]
+                + [_td("; ".join(f"{k}={v}" for k, v in sorted(m.items())
+                                 if k not in main and k != "fingerprint_sha256"))] for m in models]
+        parts += ["<h3>Models</h3>", _note("Each model's identity (hover the fingerprint for all of it)."),
+                  _table([*main, "fingerprint", "identity and settings"], rows)]
     metrics = [m for m in man.get("metrics", []) if isinstance(m, dict)]
     if metrics:
         rows = [[_td(str(m.get("name"))), _td(str(m.get("template", ""))), _td(str(m.get("order", ""))),
