@@ -154,13 +154,16 @@ def test_report_command_rebuilds_the_same_page_and_lists_it(run, tmp_path, capsy
     assert main(["report", str(folder)]) == 0  # the rebuilt folder is still the tool's own
 
 
-@pytest.mark.parametrize("make", ["empty", "foreign", "edited"])
+@pytest.mark.parametrize("make", ["empty", "foreign", "edited", "missing"])
 def test_report_command_refuses_folders_it_did_not_write(run, tmp_path, capsys, make):
     _, out = run
     folder = tmp_path / "f"
     if make == "empty":
         folder.mkdir()
         (folder / "notes.txt").write_text("mine")
+    elif make == "missing":  # a file of the inventory removed since
+        shutil.copytree(out, folder)
+        (folder / "tables" / "rankings.md").unlink()
     else:
         shutil.copytree(out, folder)
         (folder / ("notes.txt" if make == "foreign" else "rankings.csv")).write_text("mine")
@@ -169,6 +172,7 @@ def test_report_command_refuses_folders_it_did_not_write(run, tmp_path, capsys, 
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(folder) in err
     assert snapshot(folder) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["f"]  # no staged folder left behind
 
 
 def test_a_report_that_cannot_be_built_is_a_warning(monkeypatch, tmp_path, run):

@@ -423,13 +423,15 @@ def rebuild_report(path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
     except (OSError, ValueError, KeyError) as err:
         raise OutputError(UNREADABLE.format(path=folder, error=f"{type(err).__name__}: {err}")) from None
     kept = {k: v for k, v in manifest.items() if k not in ("files", "kind")}
-    with staging(folder) as tmp:
-        for rel in manifest["files"]:
-            if rel in (OWNER, REPORT, MANIFEST):
-                continue
-            _link_or_copy(folder / rel, tmp / rel)
-        (tmp / REPORT).write_text(page, encoding="utf-8")
-        write_manifest(tmp, kept)
+    try:
+        with staging(folder) as tmp:
+            for rel in manifest["files"]:
+                if rel not in (OWNER, REPORT, MANIFEST):
+                    _link_or_copy(folder / rel, tmp / rel)
+            (tmp / REPORT).write_text(page, encoding="utf-8")
+            write_manifest(tmp, kept)
+    except OSError as err:  # e.g. a file of the inventory removed since: the folder is left as it was
+        raise OutputError(UNREADABLE.format(path=folder, error=f"{type(err).__name__}: {err}")) from None
     return folder.resolve() / REPORT, _size_warning(len(page.encode("utf-8")))
 
 
