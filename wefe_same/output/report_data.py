@@ -82,8 +82,11 @@ def choose_word_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
     """The (metric, component) the report shows words for: the first of
     :data:`WORD_FIGURE_PREFERENCE` with a value (as the word figures choose)."""
     values = pd.to_numeric(word_bias["value"], errors="coerce")
-    present = set(zip(word_bias["metric"][values.notna()], word_bias["component"][values.notna()]))
-    return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
+    for metric, component in WORD_FIGURE_PREFERENCE:  # vectorised masks: the table has millions of rows
+        mask = (word_bias["metric"] == metric).to_numpy() & (word_bias["component"] == component).to_numpy()
+        if values[mask].notna().any():
+            return metric, component
+    return None
 
 
 def _word_rows(word_bias: pd.DataFrame | None) -> tuple[pd.DataFrame | None, tuple[str, str] | None]:
@@ -96,8 +99,17 @@ def _word_rows(word_bias: pd.DataFrame | None) -> tuple[pd.DataFrame | None, tup
     rows = word_bias.loc[keep, ["model", "subquery", "word", "value"]].copy()
     rows["value"] = pd.to_numeric(rows["value"], errors="coerce").astype(float)
     for col in ("model", "subquery", "word"):
-        rows[col] = rows[col].astype(str)
+        rows[col] = _as_text(rows[col])
     return rows.dropna(subset=["value"]).reset_index(drop=True), chosen
+
+
+def _as_text(column: pd.Series) -> pd.Series:
+    """Strings, as a CSV reads them back (categories converted once, not per row)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.cat.rename_categories([str(c) for c in column.cat.categories])
+        return pd.Series(np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()],
+                         index=column.index, name=column.name)
+    return column.astype(str)
 
 
 def _rank_intervals(stability: pd.DataFrame | None, word_bootstrap: pd.DataFrame | None) -> pd.DataFrame | None:

@@ -260,17 +260,25 @@ def _words(data: ReportData) -> str:
     words = words.assign(size=words["value"].abs())
     parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
                    "subquery (signed value beside each word), and over all subqueries (mean |value|).")]
-    by_model = dict(tuple(words.groupby("model", sort=False)))
+    # One sort for every (model, subquery): the table may hold hundreds of thousands of rows.
+    ranked = words.sort_values("size", ascending=False, kind="stable")
+    top = dict(tuple(ranked.groupby(["model", "subquery"], sort=False).head(TOP_WORDS)
+                     .groupby(["model", "subquery"], sort=False)))
+    means = (words.groupby(["model", "word"], sort=False)["size"].mean().reset_index()
+             .sort_values("size", ascending=False, kind="stable").groupby("model", sort=False).head(TOP_WORDS))
+    overall = dict(tuple(means.groupby("model", sort=False)))
+    subqueries: dict[str, list[str]] = {}
+    for m, sq in words[["model", "subquery"]].drop_duplicates().itertuples(index=False):
+        subqueries.setdefault(m, []).append(sq)
     for n, model in enumerate(_overall_order(data)):
-        rows_m = by_model.get(model)
-        if rows_m is None:
+        if model not in subqueries:
             parts.append(f"<details><summary>{escape(model)}: no values</summary></details>")
             continue
-        overall = rows_m.groupby("word")["size"].mean().sort_values(ascending=False, kind="stable").head(TOP_WORDS)
-        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(overall.items())}</td>"]]
-        for sq, part in rows_m.groupby("subquery", sort=False):
-            top = part.sort_values("size", ascending=False, kind="stable").head(TOP_WORDS)
-            rows.append([_td(str(sq)), f"<td>{_chips(zip(top['word'], top['value']))}</td>"])
+        best = overall[model]
+        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(zip(best['word'], best['size']))}</td>"]]
+        for sq in subqueries[model]:
+            t = top[(model, sq)]
+            rows.append([_td(str(sq)), f"<td>{_chips(zip(t['word'], t['value']))}</td>"])
         opened = " open" if n == 0 else ""
         parts.append(f"<details{opened}><summary>{escape(model)}</summary>"
                      f"{_table(['subquery', 'most-biased words'], rows, sortable=False)}</details>")
@@ -289,13 +297,15 @@ def _coverage(data: ReportData) -> str:
     statuses = list(dict.fromkeys(str(s) for s in lk["status"]))
     counts = pd.crosstab(lk["model"].astype(str), lk["status"].astype(str)).reindex(columns=statuses, fill_value=0)
     found_cols = [s for s in statuses if s in FOUND]
+    lost = lk[~lk["status"].isin(FOUND)]
+    not_found = {str(m): list(part) for m, part in lost.groupby(lost["model"].astype(str), sort=False)["word"]}
     rows = []
     for model in _overall_order(data) + [m for m in counts.index if m not in data.models]:
         if model not in counts.index:
             continue
         c = counts.loc[model]
         total, found = int(c.sum()), int(c[found_cols].sum())
-        missing = sorted(str(w) for w in lk.loc[(lk["model"] == model) & ~lk["status"].isin(FOUND), "word"])
+        missing = sorted(str(w) for w in not_found.get(model, ()))
         shown = ", ".join(missing[:MISSING_SHOWN]) + (f" … and {len(missing) - MISSING_SHOWN} more"
                                                       if len(missing) > MISSING_SHOWN else "")
         listing = f"<details><summary>{len(missing)}</summary>{escape(shown)}</details>" if missing else "0"
