@@ -7,7 +7,7 @@ h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:32px 0 6px;border-b
 h3{font-size:15px;margin:18px 0 4px}nav a{margin-right:12px}p.note{color:#555;margin:4px 0 8px}
 table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
-td.n{text-align:right}th{background:#f4f4f4}table.sortable th{cursor:pointer;user-select:none}
+td.n{text-align:right;white-space:nowrap}th{background:#f4f4f4}table.sortable th{cursor:pointer;user-select:none}
 table.sortable th:after{content:" \\2195";color:#aaa}table.sortable th[aria-sort=ascending]:after{content:" \\25B2"}
 table.sortable th[aria-sort=descending]:after{content:" \\25BC"}.scroll{overflow-x:auto;max-width:100%}
 svg.chart{max-width:100%;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
