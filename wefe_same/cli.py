@@ -157,6 +157,19 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_report(args: argparse.Namespace) -> int:
+    import warnings
+
+    from wefe_same.errors import WefeSameWarning
+    from wefe_same.output.report_html import rebuild_report
+
+    page, said = rebuild_report(Path(args.results))
+    for message in said:
+        warnings.warn(message, WefeSameWarning, stacklevel=1)
+    print(f"Wrote {page}")
+    return 0
+
+
 def _cmd_models(args: argparse.Namespace) -> int:
     from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
     from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
@@ -300,6 +313,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dim", type=int, default=300, help="dimension when no model is given (default: 300)")
     p.add_argument("--out", default="audit", help="results folder for audit.csv (default: %(default)s)")
     p.set_defaults(run=_cmd_audit)
+
+    p = sub.add_parser("report", help="rebuild report.html of a results folder from its tables")
+    p.add_argument("results", metavar="RESULTS_DIR", help="a results folder written by `wefe-same rank`")
+    p.set_defaults(run=_cmd_report)
 
     sub.add_parser("models", help="list the built-in catalog and gensim-data names").set_defaults(run=_cmd_models)
     sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)

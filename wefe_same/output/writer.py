@@ -1,8 +1,8 @@
 """The writer of the results folder.
 
 Order: every CSV table, then the LaTeX/Markdown tables, then the figures, then
-``manifest.json`` (with the inventory of everything written); with figure workers, the
-figures are drawn while the tables are written. The folder is staged
+``report.html`` (:mod:`.report_html`), then ``manifest.json`` (with the inventory of
+everything written); with figure workers, the figures are drawn while the tables are written. The folder is staged
 beside its destination and swapped into place (:mod:`wefe_same.output.folder`), so it is the
 earlier folder or the new one, never half of each.
 
@@ -42,6 +42,7 @@ from wefe_same.output.rendering import (
     render,
     rendering,
 )
+from wefe_same.output.report_html import write_report
 from wefe_same.output.tables import ResultTables, write_csv_tables
 from wefe_same.output.tables import safe_name as _safe  # noqa: F401 (the old name; tests import it)
 from wefe_same.validation import check_choice, check_int
@@ -156,6 +157,10 @@ def write_results(result: ResultTables, out: str | Path, *, formats: Sequence[st
         manifest["figure_formats"] = list(formats)
         manifest["figures"] = figures
         manifest["figure_digests"] = keys
+        # Last, so that the page shows every warning; a page that fails is a warning too.
+        report_said = write_report(result, folder, manifest)
+        said.extend(report_said)
+        manifest["warnings"] = list(dict.fromkeys([*manifest["warnings"], *report_said]))
 
     written = write_folder(out, write, manifest, kind="results")
     # Warned once the folder is in place: even with warnings turned into errors, the

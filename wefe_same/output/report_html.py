@@ -1,0 +1,454 @@
+"""``report.html``: one self-contained page per results folder.
+
+Everything is inline (style, a small script, SVG figures drawn by :mod:`.report_svg`), so
+the page opens from disk with no network. In order: the overall ranking with the rank
+intervals when the run has them, per-metric rankings (sortable tables), the correlation
+heatmap (p-values on hover), the score heatmaps (values on hover), the most-biased words
+per model and subquery, coverage, warnings and the manifest. Every name that comes from the
+user (models, sets, words) is escaped.
+
+It is written with the folder (:func:`write_report`; a failure is a warning, never a lost
+run) and rebuilt from a results folder by ``wefe-same report`` (:func:`rebuild_report`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Mapping
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from wefe_same.errors import OutputError
+from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
+from wefe_same.output.report_assets import SCRIPT, STYLE
+from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
+from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap
+from wefe_same.output.tables import ResultTables
+from wefe_same.scoring.vectors import FOUND
+from wefe_same.versions import package_version
+
+REPORT = "report.html"
+MAX_BYTES = 5 * 2**20  # the page must stay small enough to mail and open anywhere
+TOP_WORDS = 8  # words shown per model and subquery
+MISSING_SHOWN = 200  # missing words listed per model
+NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
+               "give a folder written by `wefe-same rank --out`")
+UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
+
+SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
+            ("scores", "Score heatmaps"), ("words", "Most-biased words"), ("coverage", "Coverage"),
+            ("warnings", "Warnings"), ("manifest", "Manifest"))
+
+
+# -- small pieces ------------------------------------------------------------------------------
+
+
+def _td(text: str, sort: float | str | None = None, title: str | None = None, numeric: bool = False) -> str:
+    attrs = ""
+    if sort is not None:
+        attrs += f' data-v="{escape(_sort_key(sort))}"'
+    if title:
+        attrs += f' title="{escape(title)}"'
+    if numeric:
+        attrs += ' class="n"'
+    return f"<td{attrs}>{escape(text)}</td>"
+
+
+def _sort_key(value: float | str) -> str:
+    if isinstance(value, str):
+        return value
+    return repr(float(value)) if np.isfinite(value) else ""
+
+
+def _num(value: float, digits: int = 4) -> str:
+    return _td(fmt(value, digits), sort=value, numeric=True)
+
+
+def _rank(value: float, title: str | None = None) -> str:
+    text = str(int(value)) if np.isfinite(value) else "–"
+    return _td(text, sort=value, title=title, numeric=True)
+
+
+def _table(headers: list[str], rows: list[list[str]], *, titles: Mapping[str, str] | None = None,
+           sortable: bool = True) -> str:
+    """A table of pre-rendered ``<td>`` rows; headers escaped, optional header tooltips."""
+    titles = titles or {}
+    head = "".join(f'<th title="{escape(titles[h])}">{escape(h)}</th>' if h in titles else f"<th>{escape(h)}</th>"
+                   for h in headers)
+    body = "".join(f"<tr>{''.join(r)}</tr>" for r in rows)
+    cls = ' class="sortable"' if sortable else ""
+    return f'<div class="scroll"><table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _note(text: str) -> str:
+    return f'<p class="note">{escape(text)}</p>'
+
+
+def _fig(svg: str) -> str:
+    return f'<div class="scroll">{svg}</div>'
+
+
+def _metric_orders(data: ReportData) -> dict[str, str]:
+    return {m["name"]: f"{m['name']}: template {m.get('template', '?')}, order {m.get('order', '?')}"
+            for m in data.manifest.get("metrics", []) if isinstance(m, dict) and "name" in m}
+
+
+def _overall_order(data: ReportData) -> list[str]:
+    """The models, least biased first: by the overall (mean) rank, else as the run listed them."""
+    agg = data.aggregation
+    if agg is not None and "mean_rank" in agg.columns:
+        ranks = dict(zip(agg["model"], pd.to_numeric(agg["mean_rank"], errors="coerce")))
+        return sorted(data.models, key=lambda m: (not np.isfinite(ranks.get(m, np.nan)), ranks.get(m, np.inf)))
+    return list(data.models)
+
+
+# -- the sections ------------------------------------------------------------------------------
+
+
+def _overall(data: ReportData) -> str:
+    parts = []
+    agg, metrics = data.aggregation, data.metric_names
+    if agg is not None and {"mean_rank", "mean_score"} <= set(agg.columns):
+        cols = [c for c in ("mean_rank", "mean_score", "borda_rank", "median_rank", "metrics_used")
+                if c in agg.columns]
+        values = {m: v for m, (_, v) in zip(agg["model"], numbers(agg, cols).iterrows())}
+        rows = [[_td(model, sort=model)] + [_rank(values[model][c]) if c.endswith("_rank") or c == "metrics_used"
+                                            else _num(values[model][c]) for c in cols]
+                for model in _overall_order(data) if model in values]
+        names = {"mean_rank": "overall rank", "mean_score": "mean normalised aggregate", "borda_rank": "Borda rank",
+                 "median_rank": "median rank", "metrics_used": "metrics used"}
+        parts.append(_note("Overall rank: the mean over metrics of each model's aggregate rescaled to [0, 1] "
+                           "(0 = least biased of the run); the Borda count (sum of ranks, Badilla et al. 2020) "
+                           "and the median rank beside it. 1 = least biased."))
+        parts.append(_table(["model"] + [names[c] for c in cols], rows))
+    elif metrics:
+        parts.append(_note(f"One metric: the overall ranking is the {metrics[0]} ranking below."))
+    parts.append(_rank_matrix(data))
+    return "".join(parts)
+
+
+def _rank_matrix(data: ReportData) -> str:
+    """Models (least biased first) × metrics: the rank, with its bootstrap interval when the run has one."""
+    metrics, models = data.metric_names, _overall_order(data)
+    if not metrics or not models:
+        return ""
+    ranks = data.rankings.reindex(index=models, columns=metrics).to_numpy(float)
+    texts = [["–" if not np.isfinite(r) else str(int(r)) for r in row] for row in ranks]
+    tips = [[f"{m} · {metric}: rank {t}" for metric, t in zip(metrics, row)] for m, row in zip(models, texts)]
+    iv = data.rank_intervals
+    if iv is not None:
+        cols = ["rank_ci_low", "rank_ci_high"] + (["share_same_rank"] if "share_same_rank" in iv.columns else [])
+        found = {(m, k): v for m, k, (_, v) in zip(iv["model"], iv["metric"], numbers(iv, cols).iterrows())}
+        for i, model in enumerate(models):
+            for j, metric in enumerate(metrics):
+                v = found.get((model, metric))
+                if v is None or not np.isfinite(ranks[i, j]) or not np.isfinite(v["rank_ci_low"]):
+                    continue
+                lo, hi = int(v["rank_ci_low"]), int(v["rank_ci_high"])
+                texts[i][j] = f"{texts[i][j]} ({lo}–{hi})" if lo != hi else texts[i][j]
+                share = f"; the same rank in {v['share_same_rank']:.0%} of the draws" if "share_same_rank" in v else ""
+                tips[i][j] += f", 95 % bootstrap interval {lo}–{hi}{share}"
+        note = ("Rank per metric (1 = least biased) with its 95 % bootstrap interval in brackets where it is not "
+                "a single rank; models ordered by the overall rank. Hover a cell for details.")
+    else:
+        note = ("Rank per metric (1 = least biased); models ordered by the overall rank. This run has no "
+                "intervals: rank with --bootstrap B to get them.")
+    scale = Scale(1.0, max(float(len(models)), 2.0), SEQUENTIAL)
+    svg = heatmap(ranks, models, metrics, tips, label="Ranks per metric", grad_id="grad-ranks", scale=scale,
+                  texts=texts, legend="rank (darker = more biased)")
+    return _note(note) + _fig(svg)
+
+
+def _rankings(data: ReportData) -> str:
+    order = _overall_order(data)
+    cols = list(data.rankings.columns)
+    overall = dict(zip(order, range(1, len(order) + 1))) if data.aggregation is not None else {}
+    ci = _value_intervals(data)
+    rows = []
+    for model in order:
+        r = data.rankings.loc[model]
+        cells = [_td(model, sort=model)]
+        if overall:
+            cells.append(_rank(float(overall[model])))
+        for c in cols:
+            value = data.aggregates.at[model, c] if c in data.aggregates.columns else np.nan
+            cells.append(_rank(r[c], title=f"aggregate {fmt(value, 4)}{ci.get((model, c), '')}"))
+        rows.append(cells)
+    titles = _metric_orders(data)
+    head = ["model"] + (["overall"] if overall else []) + cols
+    parts = [_note("Rank of every model under each metric (1 = least biased; click a header to sort, hover a "
+                   "rank for the aggregate value)."), _table(head, rows, titles=titles)]
+    value_rows = []
+    for model in order:
+        cells = [_td(model, sort=model)]
+        for c in cols:
+            value = data.aggregates.at[model, c] if c in data.aggregates.columns else np.nan
+            text = fmt(value, 4) + ci.get((model, c), "")
+            cells.append(_td(text, sort=value, numeric=True))
+        value_rows.append(cells)
+    parts.append("<h3>Aggregates</h3>")
+    parts.append(_note("Each metric's aggregate over its subqueries (the value it ranks by)"
+                       + (", with the 95 % bootstrap interval." if ci else ".")))
+    parts.append(_table(["model", *cols], value_rows, titles=titles))
+    return "".join(parts)
+
+
+def _value_intervals(data: ReportData) -> dict[tuple[str, str], str]:
+    ci = data.aggregates_ci
+    if ci is None or not {"model", "metric", "ci_low", "ci_high"} <= set(ci.columns):
+        return {}
+    v = numbers(ci, ["ci_low", "ci_high"])
+    return {(str(m), str(k)): f" [{fmt(lo, 3)}, {fmt(hi, 3)}]"
+            for m, k, lo, hi in zip(ci["model"], ci["metric"], v["ci_low"], v["ci_high"]) if np.isfinite(lo)}
+
+
+def _correlations(data: ReportData) -> str:
+    rho, p = data.correlations, data.correlation_pvalues.reindex(index=data.correlations.index,
+                                                                  columns=data.correlations.columns)
+    if rho.empty:
+        return _note("No correlations: the run ranked fewer than two columns.")
+    kind = str(data.manifest.get("settings", {}).get("correlation", "rank")).capitalize()
+    ci: dict[tuple[str, str], str] = {}
+    if data.correlations_ci is not None and {"metric_a", "metric_b", "ci_low", "ci_high"} <= set(
+            data.correlations_ci.columns):
+        t = data.correlations_ci
+        v = numbers(t, ["ci_low", "ci_high"])
+        for a, b, lo, hi in zip(t["metric_a"], t["metric_b"], v["ci_low"], v["ci_high"]):
+            ci[(a, b)] = ci[(b, a)] = f"; 95 % bootstrap interval [{fmt(lo, 2)}, {fmt(hi, 2)}]"
+    names = list(rho.index)
+    values = rho.to_numpy(float)
+    tips = [[f"{a} × {b}: {kind} {fmt(values[i, j], 3)}, p = {fmt(p.iat[i, j], 3)}{ci.get((a, b), '')}"
+             for j, b in enumerate(rho.columns)] for i, a in enumerate(names)]
+    texts = [["" if not np.isfinite(x) else f"{x:.2f}" for x in row] for row in values]
+    svg = heatmap(values, names, list(rho.columns), tips, label=f"{kind} correlation between rankings",
+                  grad_id="grad-corr", scale=Scale(-1.0, 1.0, DIVERGING), texts=texts,
+                  legend=f"{kind} correlation")
+    return _note(f"{kind} correlation between the rankings of every pair of metrics; hover a cell for its "
+                 "p-value. Empty cells: a metric that ranked too few models.") + _fig(svg)
+
+
+def _scores(data: ReportData) -> str:
+    if not data.scores:
+        return _note("No score tables in this run.")
+    parts = [_note("Each metric's score per model (rows) and subquery (columns); hover a cell for its value. "
+                   "Signed scores use a diverging scale around 0.")]
+    for k, (metric, matrix) in enumerate(data.scores.items()):
+        models = [m for m in _overall_order(data) if m in matrix.index] or list(matrix.index)
+        m = matrix.reindex(models)
+        values = m.to_numpy(float)
+        tips = [[f"{model}\n{sq}\n{metric} = {fmt(values[i, j], 4)}" for j, sq in enumerate(m.columns)]
+                for i, model in enumerate(models)]
+        svg = heatmap(values, models, list(m.columns), tips, label=f"{metric} scores", grad_id=f"grad-s{k}",
+                      legend=metric)
+        order = _metric_orders(data).get(metric, metric)
+        parts.append(f"<details open><summary><h3 style=\"display:inline\">{escape(metric)}</h3> "
+                     f"<small>{escape(order)}</small></summary>{_fig(svg)}</details>")
+    return "".join(parts)
+
+
+def _words(data: ReportData) -> str:
+    words, chosen = data.words, data.word_metric
+    if words is None or chosen is None or words.empty:
+        return _note("No word-level values in this run (the word table is absent or has no values).")
+    metric, component = chosen
+    words = words.assign(size=words["value"].abs())
+    parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
+                   "subquery (signed value beside each word), and over all subqueries (mean |value|).")]
+    # One sort for every (model, subquery): the table may hold hundreds of thousands of rows.
+    ranked = words.sort_values("size", ascending=False, kind="stable")
+    top = dict(tuple(ranked.groupby(["model", "subquery"], sort=False).head(TOP_WORDS)
+                     .groupby(["model", "subquery"], sort=False)))
+    means = (words.groupby(["model", "word"], sort=False)["size"].mean().reset_index()
+             .sort_values("size", ascending=False, kind="stable").groupby("model", sort=False).head(TOP_WORDS))
+    overall = dict(tuple(means.groupby("model", sort=False)))
+    subqueries: dict[str, list[str]] = {}
+    for m, sq in words[["model", "subquery"]].drop_duplicates().itertuples(index=False):
+        subqueries.setdefault(m, []).append(sq)
+    for n, model in enumerate(_overall_order(data)):
+        if model not in subqueries:
+            parts.append(f"<details><summary>{escape(model)}: no values</summary></details>")
+            continue
+        best = overall[model]
+        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(zip(best['word'], best['size']))}</td>"]]
+        for sq in subqueries[model]:
+            t = top[(model, sq)]
+            rows.append([_td(str(sq)), f"<td>{_chips(zip(t['word'], t['value']))}</td>"])
+        opened = " open" if n == 0 else ""
+        parts.append(f"<details{opened}><summary>{escape(model)}</summary>"
+                     f"{_table(['subquery', 'most-biased words'], rows, sortable=False)}</details>")
+    return "".join(parts)
+
+
+def _chips(pairs: Any) -> str:
+    return "".join(f'<span class="w">{escape(str(w))} <small>{escape(fmt(float(v), 3))}</small></span>'
+                   for w, v in pairs)
+
+
+def _coverage(data: ReportData) -> str:
+    lk = data.lookups
+    if lk.empty or not {"model", "word", "status"} <= set(lk.columns):
+        return _note("No lookup table in this run.")
+    statuses = list(dict.fromkeys(str(s) for s in lk["status"]))
+    counts = pd.crosstab(lk["model"].astype(str), lk["status"].astype(str)).reindex(columns=statuses, fill_value=0)
+    found_cols = [s for s in statuses if s in FOUND]
+    lost = lk[~lk["status"].isin(FOUND)]
+    not_found = {str(m): list(part) for m, part in lost.groupby(lost["model"].astype(str), sort=False)["word"]}
+    rows = []
+    for model in _overall_order(data) + [m for m in counts.index if m not in data.models]:
+        if model not in counts.index:
+            continue
+        c = counts.loc[model]
+        total, found = int(c.sum()), int(c[found_cols].sum())
+        missing = sorted(str(w) for w in not_found.get(model, ()))
+        shown = ", ".join(missing[:MISSING_SHOWN]) + (f" … and {len(missing) - MISSING_SHOWN} more"
+                                                      if len(missing) > MISSING_SHOWN else "")
+        listing = f"<details><summary>{len(missing)}</summary>{escape(shown)}</details>" if missing else "0"
+        rows.append([_td(model, sort=model), _rank(total), _rank(found), _num(found / total if total else np.nan),
+                     *[_rank(int(c[s])) for s in statuses], f'<td data-v="{len(missing)}">{listing}</td>'])
+    head = ["model", "words looked up", "found", "share found", *statuses, "not found (words)"]
+    return (_note("Words of the run's sets looked up in each model; found = " + ", ".join(FOUND) + ".")
+            + _table(head, rows))
+
+
+def _warnings(data: ReportData) -> str:
+    said = [str(w) for w in data.manifest.get("warnings", [])]
+    if not said:
+        return _note("None.")
+    return "<ul>" + "".join(f"<li>{escape(w)}</li>" for w in said) + "</ul>"
+
+
+def _kv(mapping: Mapping[str, Any]) -> str:
+    rows = [[_td(str(k)), _td(v if isinstance(v, str) else json.dumps(v, default=str))] for k, v in mapping.items()]
+    return _table(["name", "value"], rows, sortable=False)
+
+
+def _manifest(data: ReportData) -> str:
+    man = _shown_manifest(data.manifest)
+    parts = ["<h3>Versions</h3>", _kv({"wefe_same": man["wefe_same"], "python": man.get("python", "?"),
+                                       **man.get("versions", {})})]
+    models = [m for m in man.get("models", []) if isinstance(m, dict)]
+    if models:
+        main = ["name", "kind", "dim", "words_found", "words_requested"]
+        rows = [[_td(str(m.get(k, "")), numeric=k != "name" and k != "kind") for k in main]
+                + [_td(str(m.get("fingerprint_sha256", ""))[:12], title=str(m.get("fingerprint_sha256", "")))]
+                + [_td("; ".join(f"{k}={v}" for k, v in sorted(m.items())
+                                 if k not in main and k != "fingerprint_sha256"))] for m in models]
+        parts += ["<h3>Models</h3>", _note("Each model's identity (hover the fingerprint for all of it)."),
+                  _table([*main, "fingerprint", "identity and settings"], rows)]
+    metrics = [m for m in man.get("metrics", []) if isinstance(m, dict)]
+    if metrics:
+        rows = [[_td(str(m.get("name"))), _td(str(m.get("template", ""))), _td(str(m.get("order", ""))),
+                 _td(", ".join(f"{k}={v}" for k, v in dict(m.get("options", {})).items()))] for m in metrics]
+        parts += ["<h3>Metrics</h3>", _table(["metric", "template", "order", "options"], rows, sortable=False)]
+    settings = {"seed": man.get("seed"), **man.get("settings", {})}
+    parts += ["<h3>Options</h3>", _kv(settings)]
+    queries = [q for q in man.get("queries", []) if isinstance(q, dict)]
+    if queries:
+        keys = list(dict.fromkeys(k for q in queries for k in q))
+        parts += ["<h3>Query sets</h3>", _table(keys, [[_td(str(q.get(k, ""))) for k in keys] for q in queries])]
+    text = json.dumps(man, indent=2, sort_keys=True, default=str)
+    parts.append(f"<details><summary>manifest.json (without the file inventory)</summary><pre>{escape(text)}</pre>"
+                 "</details>")
+    return "".join(parts)
+
+
+def _shown_manifest(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest as the report shows it: the same whether read back or about to be written."""
+    shown = {k: v for k, v in manifest.items() if k not in ("files", "kind")}
+    shown["wefe_same"] = manifest.get("wefe_same") or package_version("wefe_same") or "unknown"
+    return dict(sorted(shown.items()))
+
+
+# -- the page ----------------------------------------------------------------------------------
+
+
+def build_report(data: ReportData) -> str:
+    """The page as a string."""
+    man = _shown_manifest(data.manifest)
+    created = str(man.get("created", ""))
+    queries = ", ".join(str(q.get("name")) for q in man.get("queries", []) if isinstance(q, dict))
+    lead = (f"{len(data.models)} models ranked with {len(data.metric_names)} metrics"
+            + (f" on the query sets {queries}" if queries else "") + (f"; run {created}" if created else "")
+            + ". Rank 1 = least biased.")
+    builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "scores": _scores,
+                "words": _words, "coverage": _coverage, "warnings": _warnings, "manifest": _manifest}
+    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in SECTIONS)
+    body = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{builders[key](data)}</section>'
+                   for key, title in SECTIONS)
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            f"<title>wefe-same results</title><style>{STYLE}</style></head><body>"
+            f"<h1>wefe-same results</h1>{_note(lead)}<nav>{nav}</nav>{body}"
+            f"<script>{SCRIPT}</script></body></html>\n")
+
+
+def write_report(result: ResultTables, folder: Path, manifest: Mapping[str, Any]) -> list[str]:
+    """Write ``report.html`` into ``folder`` (the staged results folder) from ``result``;
+    returns warnings (one line each). Never raises for a report that cannot be built: the
+    run's tables come first."""
+    try:
+        page = build_report(from_result(result, manifest))
+        (folder / REPORT).write_text(page, encoding="utf-8")
+    except Exception as err:  # a report is never worth a lost run
+        return [f"{REPORT}: could not be built ({type(err).__name__}: {err}); left out"]
+    return _size_warning(len(page.encode("utf-8")))
+
+
+def _size_warning(size: int) -> list[str]:
+    if size <= MAX_BYTES:
+        return []
+    return [f"{REPORT} is {size / 2**20:.1f} MB, more than {MAX_BYTES / 2**20:.0f} MB; it may open slowly"]
+
+
+def rebuild_report(path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
+    """Rebuild ``report.html`` of a results folder from its tables and manifest.
+
+    The folder is rewritten under the folder contract (:func:`~.folder.staging`): its files
+    are linked (or copied) into a staged sibling with the new page and a manifest whose
+    inventory lists it, and the sibling is swapped into place; a folder that is not a
+    wefe-same results folder, or that holds files it did not write, is refused.
+
+    Returns
+    -------
+    (Path, list of str)
+        The page's path and warnings.
+
+    Raises
+    ------
+    OutputError
+        One line naming the folder.
+    """
+    folder = Path(os.fspath(path)).expanduser()
+    manifest = read_manifest(folder) if folder.is_dir() else None
+    if manifest is None or manifest.get("kind", "results") != "results" or not isinstance(manifest.get("files"), dict):
+        raise OutputError(NOT_RESULTS.format(path=folder))
+    try:
+        page = build_report(from_folder(folder, manifest))
+    except (OSError, ValueError, KeyError) as err:
+        raise OutputError(UNREADABLE.format(path=folder, error=f"{type(err).__name__}: {err}")) from None
+    kept = {k: v for k, v in manifest.items() if k not in ("files", "kind")}
+    try:
+        with staging(folder) as tmp:
+            for rel in manifest["files"]:
+                if rel not in (OWNER, REPORT, MANIFEST):
+                    _link_or_copy(folder / rel, tmp / rel)
+            (tmp / REPORT).write_text(page, encoding="utf-8")
+            write_manifest(tmp, kept)
+    except OSError as err:  # e.g. a file of the inventory removed since: the folder is left as it was
+        raise OutputError(UNREADABLE.format(path=folder, error=f"{type(err).__name__}: {err}")) from None
+    return folder.resolve() / REPORT, _size_warning(len(page.encode("utf-8")))
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """A hard link (instant, no space) where the file system allows it, else a copy."""
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
