@@ -89,13 +89,39 @@ def test_rank_writes_the_whole_folder(files, tmp_path, capsys):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
+def religion_without_lexicons(path):
+    """The case study's religion query set without the two sentiment lexicons (6,789 words,
+    most of a default run's time in the encoders and RNSB) and the three queries that use
+    them: 6 queries on 70 words, 'christian_related_words' (which word2vec loses) kept."""
+    import tomllib
+
+    from wefe_same.query.files import _bundled_dir
+
+    data = tomllib.loads((_bundled_dir() / "religion.toml").read_text(encoding="utf-8"))
+    lexicons = {"positive_words", "negative_words"}
+    lines = ["[meta]", 'name = "religion"']
+    for name, spec in data["sets"].items():
+        if name not in lexicons:
+            lines += [f"[sets.{name}]", f"words = {json.dumps(spec['words'])}",
+                      f"aligned = {json.dumps(spec.get('aligned', False))}"]
+    for q in data["queries"]:
+        if not lexicons & set(q["attributes"]):
+            lines += ["[[queries]]", f"name = {json.dumps(q['name'])}", f"targets = {json.dumps(q['targets'])}",
+                      f"attributes = {json.dumps(q['attributes'])}"]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return str(path)
+
+
 def test_default_run_on_the_builtin_models(tmp_path):
-    """The README's run command: every installed catalog model (static, debiased variants and
-    encoders, ranked together), gender/ethnicity/religion, all metrics."""
+    """The README's run command on a trimmed query set: every installed catalog model (static,
+    debiased variants and encoders, ranked together), all metrics, the religion queries
+    without the sentiment lexicons. The full default run (25 queries) is timed by
+    benchmarks/bench_default_run.py; its queries are checked below without models."""
     from wefe_same.models.catalog import default_models
 
     out = tmp_path / "results"
-    assert main(["rank", "--out", str(out), "--formats", "png"]) == 0
+    assert main(["rank", "--out", str(out), "--formats", "png",
+                 "--queries", religion_without_lexicons(tmp_path / "religion.toml")]) == 0
     metrics = list(METRICS)
     models = default_models()
     assert {"glove-6b-50d", "word2vec-gnews-weat", "minilm-l6-v2", "paraphrase-minilm-l3-v2"} <= set(models)
@@ -103,13 +129,29 @@ def test_default_run_on_the_builtin_models(tmp_path):
     rankings = pd.read_csv(out / "rankings.csv", index_col="model")
     assert list(rankings.index) == models
     scores = pd.read_csv(out / "scores" / "WEAT.csv", index_col="model")
-    assert scores.shape == (len(models), 25)  # the 25 (2,2) queries of the WEFE case study
+    assert scores.shape == (len(models), 6)
     # Encoders have an open vocabulary: every subquery is defined. The static models may lose
     # words (the WEAT subset of word2vec lacks one of 3 'christian_related_words'), with the reason.
     assert scores.loc[["minilm-l6-v2", "paraphrase-minilm-l3-v2", "glove-6b-50d"]].notna().all().all()
+    assert scores.loc["word2vec-gnews-weat"].isna().any()
     details = pd.read_csv(out / "details.csv.gz")
     assert details.loc[details["value"].isna() & (details["metric"] == "WEAT"), "reason"].str.contains("lost").all()
-    assert sorted({c.split(":")[0] for c in scores.columns}) == ["ethnicity", "gender", "religion"]
+    assert {c.split(":")[0] for c in scores.columns} == {"religion"}
+
+
+def test_the_default_run_ranks_the_25_case_study_queries():
+    """What the full default run scores, without models: the CLI's default --queries are
+    gender, ethnicity and religion, whose (2, 2) subqueries are the 25 queries of the WEFE
+    case study (7 + 9 + 9)."""
+    from wefe_same.cli import build_parser
+    from wefe_same.query import load_queries
+    from wefe_same.query.expand import expand
+
+    args = build_parser().parse_args(["rank"])
+    assert args.queries == ["gender", "ethnicity", "religion"]
+    columns = [s.column for s in expand(load_queries(args.queries), METRICS["WEAT"])]
+    assert len(columns) == 25
+    assert sorted({c.split(":")[0] for c in columns}) == ["ethnicity", "gender", "religion"]
 
 
 def run_cli(*args):

@@ -122,12 +122,13 @@ def test_correlations_kendall_and_undefined_pairs():
 
 
 def test_same_seed_same_result_bytes(toy_sources, toy_query, tmp_path):
-    first = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "a")
+    # Only the PDF figure is compared below: the other formats would be drawn for nothing.
+    first = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "a", formats=["pdf"])
     second = rank(toy_sources[::-1], [toy_query], seed=5, progress=False)
     # Every model gets the same random draws whatever the model order.
     pd.testing.assert_frame_equal(second.scores["RNSB"].loc[[s.name for s in toy_sources]],
                                   pd.read_csv(first / "scores" / "RNSB.csv", index_col="model"),
                                   check_names=False, check_exact=True)
-    third = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "c")
+    third = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "c", formats=["pdf"])
     for name in ("scores/RNSB.csv", "details.csv.gz", "rankings.csv", "figures/correlations.pdf"):
         assert (first / name).read_bytes() == (third / name).read_bytes(), name
