@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wefe_same.errors import MetricError
-from wefe_same.query.sets import Query, QuerySet, Template
+from wefe_same.query.sets import Query, QuerySet, Template, id_part
 
 
 class MetricSpec(Protocol):
@@ -30,7 +30,7 @@ class Subquery:
 
     @property
     def column(self) -> str:
-        return f"{self.query_set}:{self.query.id}"
+        return f"{id_part(self.query_set)}:{self.query.id}"
 
 
 def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:

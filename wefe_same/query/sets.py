@@ -141,8 +141,22 @@ class WordSet:
         return len(self.words)
 
 
+#: Characters that separate names in ids ("qs:T1+T2|A1"), and the escape character itself.
+_ID_ESCAPES = {"%": "%25", "+": "%2B", "|": "%7C", ":": "%3A"}
+
+
+def id_part(name: str) -> str:
+    """``name`` as it appears inside an id: the separators ``+ | :`` (and ``%``) are
+    percent-escaped, so ids are unique for any names; ordinary names are unchanged.
+
+    >>> id_part("male"), id_part("a+b"), id_part("50%|x")
+    ('male', 'a%2Bb', '50%25%7Cx')
+    """
+    return "".join(_ID_ESCAPES.get(c, c) for c in name)
+
+
 def _join(sets: Iterable[WordSet]) -> str:
-    return "+".join(s.name for s in sets)
+    return "+".join(id_part(s.name) for s in sets)
 
 
 @dataclass(frozen=True)
@@ -174,7 +188,7 @@ class Query:
 
     @property
     def id(self) -> str:
-        """``"T1+T2|A1+A2"`` from the set names."""
+        """``"T1+T2|A1+A2"`` from the set names (separators inside a name escaped: :func:`id_part`)."""
         return f"{_join(self.targets)}|{_join(self.attributes)}"
 
     @property
@@ -209,6 +223,16 @@ class QuerySet:
     sha256: str | None = None
     description: str | None = None
     sets: tuple[WordSet, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        # Ids are built from set names: two different sets under one name would share ids,
+        # and one of their subqueries would be silently dropped.
+        seen: dict[str, WordSet] = {}
+        for ws in (*self.sets, *(s for q in self.queries for s in (*q.targets, *q.attributes))):
+            other = seen.setdefault(ws.name, ws)
+            if other.words != ws.words or other.aligned != ws.aligned:
+                raise QueryError(f"{self.path or self.name}: two different sets are called {ws.name!r}; "
+                                 "give them distinct names")
 
     @property
     def words(self) -> frozenset[str]:
