@@ -276,7 +276,7 @@ def _catalog_source(name: str, options: LoadOptions) -> ModelSource:
         return entry.build(name, options)
     return LazySource(name, entry.build, {"kind": "catalog", "package": entry.package,
                                           "description": entry.description},
-                      identity=_catalog_identity(entry))
+                      identity=partial(_catalog_identity, entry))
 
 
 #: Data files of the file-backed catalog entries, relative to their package: the cache key
