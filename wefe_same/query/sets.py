@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from wefe_same.errors import QueryError, bad_parameter
+from wefe_same.errors import QueryError, bad_parameter, short_list
 
 
 @dataclass(frozen=True)
@@ -249,3 +249,36 @@ class QuerySet:
             f"{self.path or self.name}: no set {name!r}; sets defined: "
             + ", ".join(s.name for s in self.sets)
         )
+
+
+def set_overlaps(query_set: QuerySet) -> list[str]:
+    """One message per pair of sets that share words within a query of ``query_set``
+    (targets or attributes); a pair used by several queries is one message naming them.
+
+    Sets that share words make a query's scores meaningless (a word cannot stand for two
+    groups at once). The message names the file, the sets, the words (the first few when
+    there are many) and the queries.
+
+    >>> a, b, c = WordSet("a", ["x", "y"]), WordSet("b", ["y", "z"]), WordSet("c", ["w"])
+    >>> set_overlaps(QuerySet("demo", (Query((a, b), (c,), name="q1"),)))
+    ["demo: target sets 'a' and 'b' share 1 word: y (query 'q1')"]
+    """
+    roles: dict[tuple[str, str, str, str], tuple[list[str], list[str]]] = {}
+    for q in query_set.queries:
+        members = [("target", s) for s in q.targets] + [("attribute", s) for s in q.attributes]
+        for i, (role_a, a) in enumerate(members):
+            for role_b, b in members[i + 1:]:
+                in_b = set(b.words)
+                shared = [w for w in a.words if w in in_b]
+                if shared:
+                    key = (role_a, a.name, role_b, b.name)
+                    roles.setdefault(key, (shared, []))[1].append(q.label)
+    out = []
+    for (role_a, a_name, role_b, b_name), (shared, queries) in roles.items():
+        kinds = f"{role_a} sets" if role_a == role_b else f"{role_a} set {a_name!r} and {role_b} set"
+        pair = f"{kinds} {a_name!r} and {b_name!r}" if role_a == role_b else f"{kinds} {b_name!r}"
+        plural = "s" if len(shared) > 1 else ""
+        qs = "queries " + short_list(queries, quote=True, shown=5) if len(queries) > 1 else f"query {queries[0]!r}"
+        out.append(f"{query_set.path or query_set.name}: {pair} share {len(shared)} word{plural}: "
+                   f"{short_list(shared)} ({qs})")
+    return out
