@@ -30,6 +30,7 @@ import pandas as pd
 
 from wefe_same.analysis.ranking import Ties, rank_values
 from wefe_same.errors import ExternalError, WefeSameWarning
+from wefe_same.validation import parse_decimal
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
@@ -88,10 +89,16 @@ def _number(cell: Any, where: str) -> float:
         text = cell.strip()
         if text.lower() in MISSING_CELLS:
             return math.nan
-        try:
-            value = float(text)
-        except ValueError:
-            raise ExternalError(f"{where}: {cell!r} is not a number") from None
+        parsed = parse_decimal(text)  # float() would take "1_000", "١٢" and "inf"
+        if parsed is None:
+            try:
+                finite = math.isfinite(float(text))
+            except ValueError:
+                finite = True
+            kind = "number (plain decimals only: ASCII digits, sign, fraction, exponent)" if finite else \
+                "finite number"
+            raise ExternalError(f"{where}: {cell!r} is not a {kind}")
+        value = parsed
     elif cell is None or cell is pd.NA or cell is pd.NaT:
         return math.nan
     elif isinstance(cell, numbers.Real) and not isinstance(cell, (bool, np.bool_)):
