@@ -106,10 +106,20 @@ def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
     return UNKNOWN_NAME.format(kind=kind, name=name, valid=short_list(sorted(valid), shown=40))
 
 
+class _Shown(str):
+    """A string whose repr is itself: an already-formatted value in a message."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 def bad_parameter(param: str, func: str, expected: str, got: object) -> str:
     """Format the one message shape used for every invalid parameter.
 
     >>> bad_parameter("ddof", "weat_effect_size", "0 or 1", 2)
     "The 'ddof' parameter of weat_effect_size must be 0 or 1. Got 2 instead."
     """
-    return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=got)
+    shown = repr(got)
+    if len(shown) > 2 * SHOWN_ITEM_CHARS:  # a 6 MB argument is named, not printed
+        shown = f"{shown[:SHOWN_ITEM_CHARS]}… ({len(shown)} characters)"
+    return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=_Shown(shown))

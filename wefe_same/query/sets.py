@@ -246,8 +246,8 @@ class QuerySet:
             if s.name == name:
                 return s
         raise QueryError(
-            f"{self.path or self.name}: no set {name!r}; sets defined: "
-            + ", ".join(s.name for s in self.sets)
+            f"{self.path or self.name}: no set {short_list([name], quote=True)}; sets defined: "
+            + short_list(s.name for s in self.sets)
         )
 
 
