@@ -65,13 +65,52 @@ UNKNOWN_NAME = "unknown {kind} {name!r}; valid {kind}s are: {valid}"
 BAD_PARAMETER = "The {param!r} parameter of {func} must be {expected}. Got {got!r} instead."
 
 
+#: Items a message lists before it says how many more there are.
+SHOWN_ITEMS = 10
+#: Characters one listed item may take in a message (a 1 MB "name" is cut).
+SHOWN_ITEM_CHARS = 80
+
+
+def short_list(items: Iterable[object], *, shown: int = SHOWN_ITEMS, quote: bool = False) -> str:
+    """``items`` joined by ", " for a message that stays short whatever their number: the
+    first ``shown`` (each cut to :data:`SHOWN_ITEM_CHARS` characters), then "… and N more".
+
+    >>> short_list(["a", "b", "c"])
+    'a, b, c'
+    >>> short_list(range(200_000), shown=3)
+    '0, 1, 2, … and 199997 more (200000 in all)'
+    >>> len(short_list(["x" * 10_000], quote=True))
+    82
+    """
+    items = list(items)
+
+    def show(item: object) -> str:
+        text = str(item)
+        if len(text) > SHOWN_ITEM_CHARS:
+            text = text[:SHOWN_ITEM_CHARS - 1] + "…"
+        return repr(text) if quote else text
+
+    head = ", ".join(show(i) for i in items[:shown])
+    rest = len(items) - shown
+    return head if rest <= 0 else f"{head}, … and {rest} more ({len(items)} in all)"
+
+
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
-    """Format the message for a name that is not in a registry.
+    """Format the message for a name that is not in a registry (long lists are cut:
+    :func:`short_list`).
 
     >>> unknown_name("metric", "WAET", ["WEAT", "RND"])
     "unknown metric 'WAET'; valid metrics are: RND, WEAT"
     """
-    return UNKNOWN_NAME.format(kind=kind, name=name, valid=", ".join(sorted(valid)))
+    name = name if len(str(name)) <= SHOWN_ITEM_CHARS else str(name)[:SHOWN_ITEM_CHARS - 1] + "…"
+    return UNKNOWN_NAME.format(kind=kind, name=name, valid=short_list(sorted(valid), shown=40))
+
+
+class _Shown(str):
+    """A string whose repr is itself: an already-formatted value in a message."""
+
+    def __repr__(self) -> str:
+        return str(self)
 
 
 def bad_parameter(param: str, func: str, expected: str, got: object) -> str:
@@ -80,4 +119,7 @@ def bad_parameter(param: str, func: str, expected: str, got: object) -> str:
     >>> bad_parameter("ddof", "weat_effect_size", "0 or 1", 2)
     "The 'ddof' parameter of weat_effect_size must be 0 or 1. Got 2 instead."
     """
-    return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=got)
+    shown = repr(got)
+    if len(shown) > 2 * SHOWN_ITEM_CHARS:  # a 6 MB argument is named, not printed
+        shown = f"{shown[:SHOWN_ITEM_CHARS]}… ({len(shown)} characters)"
+    return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=_Shown(shown))

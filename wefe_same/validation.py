@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Collection, Iterable
 from typing import Any
 
@@ -113,3 +114,23 @@ def as_list(value: object, param: str, func: str, *, item: type | tuple[type, ..
         if not isinstance(v, item):
             raise _fail(param, func, "a name or a list of names", v)
     return items
+
+
+#: A plain decimal number as people write it in a table: ASCII digits, one optional sign,
+#: an optional fraction and exponent. No "1_000", no non-ASCII digits, no "nan"/"inf",
+#: no hex, which Python's float() all accepts.
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", re.ASCII)
+
+
+def parse_decimal(text: str) -> float | None:
+    """The value of ``text`` (surrounding spaces allowed) if it is a plain, finite decimal
+    number, else None.
+
+    >>> parse_decimal(" -1.5e3 "), parse_decimal("1_000"), parse_decimal("١٢"), parse_decimal("inf")
+    (-1500.0, None, None, None)
+    """
+    text = text.strip()
+    if not _DECIMAL.fullmatch(text):
+        return None
+    value = float(text)
+    return value if math.isfinite(value) else None  # "1e999" overflows

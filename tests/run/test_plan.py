@@ -94,14 +94,15 @@ def test_a_query_file_without_queries_says_so(tmp_path):
 def test_a_word_in_two_target_sets_is_reported(tmp_path, mini):
     path = tmp_path / "overlap.toml"
     path.write_text(MINI.replace('words = ["she", "woman"]', 'words = ["she", "man"]'))
-    plan = make_plan(RankConfig(queries=str(path)))
-    assert plan.warnings == ("target sets 'male' and 'female' share 1 word: man",)
+    plan = make_plan(RankConfig(queries=str(path)))  # load_queries' warning, kept in the plan; rank emits it
+    (message,) = plan.warnings
+    assert message.startswith(f"{path}: target sets 'male' and 'female' share 1 word: man (query ")
     rng = np.random.default_rng(0)
     model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
     with pytest.warns(WefeSameWarning, match="share 1 word: man"):
         result = rank(models=[model], queries=str(path), metrics=["WEAT"], cache=False)
     assert set(result.details["warning"]) == {"target sets 'male' and 'female' share 1 word: man"}
-    assert result.manifest["warnings"] == ["target sets 'male' and 'female' share 1 word: man"]
+    assert result.manifest["warnings"] == [message]
 
 
 def test_the_plan_pickles_and_keeps_its_key(mini):

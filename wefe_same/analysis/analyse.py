@@ -8,6 +8,7 @@ ranking depends on the aggregation) into what :class:`~wefe_same.result.RankResu
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -21,6 +22,7 @@ from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
+from wefe_same.errors import WefeSameWarning
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.model import ModelScores, stream_seed
 
@@ -127,7 +129,13 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out.robustness = robustness_table(agg.aggregates, halves)
     if len(plan.specs) > 1:
-        ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
+        with warnings.catch_warnings(record=True) as caught:  # "nothing to compare" goes to the manifest too
+            warnings.simplefilter("always")
+            ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
+        for w in caught:
+            if issubclass(w.category, WefeSameWarning):
+                out.warnings.append(str(w.message))
+            warnings.warn(w.message, w.category, stacklevel=2)
         out.aggregation = ranks_by
         out.aggregation_agreement = taus
     return out

@@ -29,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.ranking import Ties, rank_values
-from wefe_same.errors import ExternalError, WefeSameWarning
+from wefe_same.errors import ExternalError, WefeSameWarning, short_list
+from wefe_same.validation import parse_decimal
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
@@ -88,10 +89,16 @@ def _number(cell: Any, where: str) -> float:
         text = cell.strip()
         if text.lower() in MISSING_CELLS:
             return math.nan
-        try:
-            value = float(text)
-        except ValueError:
-            raise ExternalError(f"{where}: {cell!r} is not a number") from None
+        parsed = parse_decimal(text)  # float() would take "1_000", "١٢" and "inf"
+        if parsed is None:
+            try:
+                finite = math.isfinite(float(text))
+            except ValueError:
+                finite = True
+            kind = "number (plain decimals only: ASCII digits, sign, fraction, exponent)" if finite else \
+                "finite number"
+            raise ExternalError(f"{where}: {cell!r} is not a {kind}")
+        value = parsed
     elif cell is None or cell is pd.NA or cell is pd.NaT:
         return math.nan
     elif isinstance(cell, numbers.Real) and not isinstance(cell, (bool, np.bool_)):
@@ -190,17 +197,17 @@ def load_external(
         rows[model] = [_number(cells[i], f"{label}: column {c!r}, {where} (model {model!r})")
                        for c, i in positions]
     if unknown:
-        raise ExternalError(f"{label}: models not in this run: {', '.join(unknown)}; "
-                            f"the run's models: {', '.join(run_models)}")
+        raise ExternalError(f"{label}: models not in this run: {short_list(unknown)}; "
+                            f"the run's models: {short_list(run_models)}")
 
     names = {c: external_name(c) for c in columns}
     for wanted in higher_is_better:
         if not isinstance(wanted, str) or external_name(wanted) not in names.values():
-            raise ExternalError(f"{label}: higher_is_better names {wanted!r}, which is not a column; "
-                                f"columns: {', '.join(columns)}")
+            raise ExternalError(f"{label}: higher_is_better names {short_list([wanted], quote=True)}, which is not "
+                                f"a column; columns: {short_list(columns)}")
     absent = [m for m in run_models if m not in rows]
     if absent:
-        warnings.warn(f"{label}: no row for model{'s' if len(absent) > 1 else ''} {', '.join(absent)}; "
+        warnings.warn(f"{label}: no row for model{'s' if len(absent) > 1 else ''} {short_list(absent)}; "
                       "its external values are NaN", WefeSameWarning, stacklevel=2)
     table = pd.DataFrame.from_dict(rows, orient="index", columns=[names[c] for c in columns], dtype="float64")
     return table.reindex(run_models).rename_axis(index="model", columns=None)

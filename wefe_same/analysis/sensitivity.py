@@ -30,7 +30,7 @@ import pandas as pd
 from scipy import stats
 
 from wefe_same.analysis.ranking import Ties, rank_values
-from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.errors import MetricError, WefeSameWarning, bad_parameter
 
 METHODS = ("mean", "borda", "median")
 TIES: tuple[str, ...] = get_args(Ties)
@@ -100,23 +100,30 @@ def aggregation_sensitivity(
         raise MetricError(bad_parameter("ties", "aggregation_sensitivity", "one of " + ", ".join(TIES), ties))
     _metric_columns(rankings, specs, "rankings")
     used = [s for s in specs if aggregates[s.name].notna().any() and rankings[s.name].notna().any()]
-    if not used:
-        raise MetricError("aggregation sensitivity needs at least one metric that ranks a model")
     names = [s.name for s in used]
     run_ranks = rankings[names].astype("float64")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a model no metric ranks: NaN
-        scores = {
-            "mean": normalized_aggregates(aggregates, used).mean(axis=1, skipna=True),
-            "borda": run_ranks.sum(axis=1, min_count=len(names)),
-            "median": run_ranks.median(axis=1, skipna=True),
-        }
+    if not used:
+        # Undefined metrics never stop a run (each keeps its reason in the details): the
+        # tables keep their shape, with no score, no rank and nothing compared.
+        warnings.warn(f"aggregation sensitivity: none of the metrics {', '.join(s.name for s in specs)} ranks "
+                      "any model (all undefined; the reasons are in details.csv): nothing to compare",
+                      WefeSameWarning, stacklevel=2)
+        nothing = pd.Series(np.nan, index=aggregates.index, dtype="float64")
+        scores = dict.fromkeys(METHODS, nothing)
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a model no metric ranks: NaN
+            scores = {
+                "mean": normalized_aggregates(aggregates, used).mean(axis=1, skipna=True),
+                "borda": run_ranks.sum(axis=1, min_count=len(names)),
+                "median": run_ranks.median(axis=1, skipna=True),
+            }
     ranks = {m: rank_values(scores[m], ties=ties) for m in METHODS}
     table = pd.DataFrame({"model": list(aggregates.index)})
     for m in METHODS:
         table[f"{m}_score"] = scores[m].to_numpy()
         table[f"{m}_rank"] = ranks[m].to_numpy()
-    table["metrics_used"] = run_ranks.notna().sum(axis=1).to_numpy()
+    table["metrics_used"] = run_ranks.notna().sum(axis=1).to_numpy(dtype="int64")
     stacked = np.column_stack([ranks[m].astype("float64").to_numpy() for m in METHODS])
     table["changes"] = [bool(np.nanmax(r) != np.nanmin(r)) if np.isfinite(r).any() else False
                         for r in stacked]

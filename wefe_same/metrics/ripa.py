@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._norms import safe_norm
 from wefe_same.metrics.result import MetricResult
 
 
@@ -12,7 +13,7 @@ def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
     """Relational Inner Product Association: mean_a mean_i ⟨a, b_i⟩, b_i = (x_i − y_i)/‖x_i − y_i‖
     for the pairs (x_i, y_i) of the aligned target sets. Raw vectors; 0 means no association."""
     diff = T1 - T2
-    norms = np.linalg.norm(diff, axis=1, keepdims=True)
+    norms = safe_norm(diff, axis=1, keepdims=True)
     if np.any(norms == 0):
         return MetricResult.undefined("a target pair has two identical vectors: no relation vector",
                                       {"n_pairs": len(T1)})

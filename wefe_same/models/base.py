@@ -38,9 +38,11 @@ class ModelSource(abc.ABC):
     - ``has_vocabulary`` and :meth:`vocabulary`: the first words and their vectors, for
       analogy benchmarks (default False: :meth:`vocabulary` raises a :class:`ModelError`);
     - :meth:`identity`: a JSON-able dict that identifies the model's vectors without
-      reading them: the cache key, so a run whose scores are cached opens no model file.
-      Files: format, absolute path, size and mtime_ns of each (``os.stat`` only) and the
-      reading options; catalog entries: package, version and their data files' stats;
+      parsing them: the cache key, so a run whose scores are cached parses no model file
+      (it reads small files once to hash them, and 3 MB of large ones).
+      Files: format, absolute path, size, mtime_ns, ctime_ns, inode and a content hash of
+      each (:func:`~wefe_same.models.readers.files.file_identity`) and the reading options;
+      catalog entries: package, version and their data files' keys;
       encoders: settings (templates, pooling, layer), the hub revision or the files'
       sha256 (hashed once, then remembered by file stats), library versions; variants:
       the base's identity and a hash of the word lists. None (the default): never cached;

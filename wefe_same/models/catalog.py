@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import cast
 
-from wefe_same.errors import ModelError, unknown_name
+from wefe_same.errors import ModelError, short_list, unknown_name
 from wefe_same.models.base import ModelSource, as_source, is_source_like
 from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
 from wefe_same.models.encoders import (
@@ -276,7 +277,7 @@ def _catalog_source(name: str, options: LoadOptions) -> ModelSource:
         return entry.build(name, options)
     return LazySource(name, entry.build, {"kind": "catalog", "package": entry.package,
                                           "description": entry.description},
-                      identity=_catalog_identity(entry))
+                      identity=partial(_catalog_identity, entry))
 
 
 #: Data files of the file-backed catalog entries, relative to their package: the cache key
@@ -413,11 +414,22 @@ def resolve_models(specs: Sequence[str | ModelSource] | str | ModelSource | None
         items = [cast(ModelSource, specs)]
     else:
         items = specs
-    sources = [resolve_model(s, options) for s in items]
-    names = [s.name for s in sources]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    sources: list[ModelSource] = []
+    failures: list[ModelError] = []
+    for item in items:
+        try:
+            sources.append(resolve_model(item, options))
+        except ModelError as err:
+            failures.append(err)
+    if failures:
+        # One line whatever the number: the first problem, and how many more there are.
+        more = f" (and {len(failures) - 1} more of the {len(items)} models cannot be used)" if len(failures) > 1 else ""
+        raise ModelError(f"{failures[0]}{more}") from None
+    counts = Counter(s.name for s in sources)  # not list.count: quadratic on 200,000 names
+    duplicates = sorted(n for n, k in counts.items() if k > 1)
     if duplicates:
-        raise ModelError(f"model name {duplicates[0]!r} is used twice; rename one with NAME=SPEC")
+        raise ModelError(f"model name {short_list([duplicates[0]], quote=True)} is used twice; "
+                         "rename one with NAME=SPEC")
     if not sources:
         raise ModelError("no model given")
     return sources

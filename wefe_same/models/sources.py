@@ -130,10 +130,12 @@ class LazySource(ModelSource):
         returns is adapted by :func:`~wefe_same.models.base.as_source`).
     description : dict
         Provenance known before building (merged over the built source's own).
-    identity : dict, optional
-        The cache key, known without building (file stats, package version); None: the
-        model is never cached. It is not taken from the built source, so that the key is
-        the same before and after the first lookup.
+    identity : dict or callable returning one, optional
+        The cache key, known without building (file stats and hashes, package version);
+        None: the model is never cached. A callable is called on the first
+        :meth:`identity` (it may hash the files: resolving a model opens none) and its
+        result kept. It is not taken from the built source, so that the key is the same
+        before and after the first lookup.
 
     >>> src = LazySource("toy", lambda: ArraySource("toy", ["a"], np.ones((1, 2))), {"kind": "toy"},
     ...                  identity={"kind": "toy", "version": 1})
@@ -147,7 +149,7 @@ class LazySource(ModelSource):
     has_vocabulary = True
 
     def __init__(self, name: str, build: Callable[[], Any], description: dict[str, str], *,
-                 identity: dict[str, Any] | None = None):
+                 identity: dict[str, Any] | Callable[[], dict[str, Any] | None] | None = None):
         self.name = name
         self._build = build
         self._source: ModelSource | None = None
@@ -172,6 +174,8 @@ class LazySource(ModelSource):
         return source_vocabulary(self._get(), limit, name=self.name)
 
     def identity(self) -> dict[str, Any] | None:
+        if callable(self._identity):
+            self._identity = self._identity()
         return self._identity
 
     @property

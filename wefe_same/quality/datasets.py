@@ -18,7 +18,6 @@ line. Casing and out-of-vocabulary words are the evaluation's business, not the 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from wefe_same.errors import QualityError
+from wefe_same.validation import parse_decimal
 
 Kind = Literal["similarity", "analogy"]
 KINDS: tuple[Kind, ...] = ("similarity", "analogy")
@@ -121,11 +121,17 @@ def _split(text: str, delimiter: str | None) -> list[str]:
 
 
 def _number(field: str) -> float | None:
+    """A plain finite decimal number, or None: float() would take "1_000", "١٢" and "nan"."""
+    return parse_decimal(field)
+
+
+def _numeric_like(field: str) -> bool:
+    """What float() takes ("1_000", "nan"): such a first line is data with a bad number, not a header."""
     try:
-        value = float(field)
+        float(field)
     except ValueError:
-        return None
-    return value if math.isfinite(value) else None
+        return False
+    return True
 
 
 def _first_number(fields: list[str]) -> int | None:
@@ -170,7 +176,7 @@ def load_similarity(
         if first:
             delimiter = _sniff_delimiter(text)
         fields = _split(text, delimiter)
-        if first and (len(fields) < 3 or _first_number(fields) is None) and len(fields) >= 2:
+        if first and (len(fields) < 3 or not any(map(_numeric_like, fields[2:]))) and len(fields) >= 2:
             first = False  # a header line: column names, no number after the two words
             continue
         first = False
@@ -188,7 +194,7 @@ def load_similarity(
         else:
             word1.append(fields[0])
             word2.append(fields[1])
-            scores.append(float(fields[column]))
+            scores.append(float(fields[column]))  # checked by _number above
             lines.append(lineno)
             continue
         raise QualityError(BAD_SIMILARITY_LINE.format(path=path, line=lineno, why=why, text=text))

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from wefe_same.errors import MetricError
-from wefe_same.query.sets import Query, QuerySet, Template
+from wefe_same.errors import MetricError, short_list
+from wefe_same.query.sets import Query, QuerySet, Template, id_part
 
 
 class MetricSpec(Protocol):
@@ -30,7 +30,7 @@ class Subquery:
 
     @property
     def column(self) -> str:
-        return f"{self.query_set}:{self.query.id}"
+        return f"{id_part(self.query_set)}:{self.query.id}"
 
 
 def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
@@ -41,8 +41,8 @@ def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
             for sub in query.subqueries(spec.template):
                 out.setdefault(Subquery(qs.name, sub).column, Subquery(qs.name, sub))
     if not out:
-        labels = "; ".join(f"{qs.name}: " + ", ".join(
-            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets)
+        labels = "; ".join(f"{qs.name}: " + short_list(
+            f"{q.label} ({len(q.targets)}, {len(q.attributes)})" for q in qs.queries) for qs in query_sets[:5])
         raise MetricError(
             f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
         )

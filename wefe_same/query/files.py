@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import tomllib
+import warnings
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from wefe_same.errors import QueryError, bad_parameter, unknown_name
-from wefe_same.query.sets import Query, QuerySet, WordSet
+from wefe_same.errors import QueryError, WefeSameWarning, bad_parameter, short_list, unknown_name
+from wefe_same.query.sets import Query, QuerySet, WordSet, set_overlaps
 
 #: Keys a ``[sets.NAME]`` table may hold; ``description``, ``note`` and ``wefe_key`` are
 #: documentary (``aligned = true``: position i of the group's sets forms tuple i).
@@ -111,8 +113,8 @@ def load_query_file(path: str | Path) -> QuerySet:
             for n in names:
                 if not isinstance(n, str) or n not in sets:
                     raise QueryError(
-                        f"{path}: query {label!r} names unknown set {n!r}; "
-                        f"sets defined: {', '.join(sets)}"
+                        f"{path}: query {label!r} names unknown set {short_list([n], quote=True)}; "
+                        f"sets defined: {short_list(sets)}"
                     )
             roles.append(tuple(sets[n] for n in names))
         try:
@@ -137,6 +139,8 @@ def load_queries(spec: QueriesLike) -> list[QuerySet]:
     """Resolve a bundled name, a path, Query objects or QuerySets into query sets.
 
     Loose :class:`Query` objects are gathered into one query set called ``"queries"``.
+    Two sets of one query that share words give a :class:`~wefe_same.errors.WefeSameWarning`
+    naming the file, the sets and the words (:func:`~wefe_same.query.sets.set_overlaps`).
 
     Examples
     --------
@@ -169,8 +173,11 @@ def load_queries(spec: QueriesLike) -> list[QuerySet]:
             )
     if loose:
         out.append(QuerySet(name="queries", queries=tuple(loose)))
-    names = [qs.name for qs in out]
-    duplicates = sorted({n for n in names if names.count(n) > 1})
+    counts = Counter(qs.name for qs in out)
+    duplicates = sorted(n for n, k in counts.items() if k > 1)
     if duplicates:
         raise QueryError(f"query set name {duplicates[0]!r} is used twice; give the files distinct [meta] names")
+    for qs in out:
+        for message in set_overlaps(qs):
+            warnings.warn(message, WefeSameWarning, stacklevel=2)
     return out

@@ -23,7 +23,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-from wefe_same.errors import QueryError, bad_parameter
+from wefe_same.errors import QueryError, bad_parameter, short_list
 
 
 @dataclass(frozen=True)
@@ -141,8 +141,22 @@ class WordSet:
         return len(self.words)
 
 
+#: Characters that separate names in ids ("qs:T1+T2|A1"), and the escape character itself.
+_ID_ESCAPES = {"%": "%25", "+": "%2B", "|": "%7C", ":": "%3A"}
+
+
+def id_part(name: str) -> str:
+    """``name`` as it appears inside an id: the separators ``+ | :`` (and ``%``) are
+    percent-escaped, so ids are unique for any names; ordinary names are unchanged.
+
+    >>> id_part("male"), id_part("a+b"), id_part("50%|x")
+    ('male', 'a%2Bb', '50%25%7Cx')
+    """
+    return "".join(_ID_ESCAPES.get(c, c) for c in name)
+
+
 def _join(sets: Iterable[WordSet]) -> str:
-    return "+".join(s.name for s in sets)
+    return "+".join(id_part(s.name) for s in sets)
 
 
 @dataclass(frozen=True)
@@ -174,7 +188,7 @@ class Query:
 
     @property
     def id(self) -> str:
-        """``"T1+T2|A1+A2"`` from the set names."""
+        """``"T1+T2|A1+A2"`` from the set names (separators inside a name escaped: :func:`id_part`)."""
         return f"{_join(self.targets)}|{_join(self.attributes)}"
 
     @property
@@ -210,6 +224,16 @@ class QuerySet:
     description: str | None = None
     sets: tuple[WordSet, ...] = field(default=())
 
+    def __post_init__(self) -> None:
+        # Ids are built from set names: two different sets under one name would share ids,
+        # and one of their subqueries would be silently dropped.
+        seen: dict[str, WordSet] = {}
+        for ws in (*self.sets, *(s for q in self.queries for s in (*q.targets, *q.attributes))):
+            other = seen.setdefault(ws.name, ws)
+            if other.words != ws.words or other.aligned != ws.aligned:
+                raise QueryError(f"{self.path or self.name}: two different sets are called {ws.name!r}; "
+                                 "give them distinct names")
+
     @property
     def words(self) -> frozenset[str]:
         return frozenset().union(*(q.words for q in self.queries)) | frozenset(
@@ -222,6 +246,39 @@ class QuerySet:
             if s.name == name:
                 return s
         raise QueryError(
-            f"{self.path or self.name}: no set {name!r}; sets defined: "
-            + ", ".join(s.name for s in self.sets)
+            f"{self.path or self.name}: no set {short_list([name], quote=True)}; sets defined: "
+            + short_list(s.name for s in self.sets)
         )
+
+
+def set_overlaps(query_set: QuerySet) -> list[str]:
+    """One message per pair of sets that share words within a query of ``query_set``
+    (targets or attributes); a pair used by several queries is one message naming them.
+
+    Sets that share words make a query's scores meaningless (a word cannot stand for two
+    groups at once). The message names the file, the sets, the words (the first few when
+    there are many) and the queries.
+
+    >>> a, b, c = WordSet("a", ["x", "y"]), WordSet("b", ["y", "z"]), WordSet("c", ["w"])
+    >>> set_overlaps(QuerySet("demo", (Query((a, b), (c,), name="q1"),)))
+    ["demo: target sets 'a' and 'b' share 1 word: y (query 'q1')"]
+    """
+    roles: dict[tuple[str, str, str, str], tuple[list[str], list[str]]] = {}
+    for q in query_set.queries:
+        members = [("target", s) for s in q.targets] + [("attribute", s) for s in q.attributes]
+        for i, (role_a, a) in enumerate(members):
+            for role_b, b in members[i + 1:]:
+                in_b = set(b.words)
+                shared = [w for w in a.words if w in in_b]
+                if shared:
+                    key = (role_a, a.name, role_b, b.name)
+                    roles.setdefault(key, (shared, []))[1].append(q.label)
+    out = []
+    for (role_a, a_name, role_b, b_name), (shared, queries) in roles.items():
+        kinds = f"{role_a} sets" if role_a == role_b else f"{role_a} set {a_name!r} and {role_b} set"
+        pair = f"{kinds} {a_name!r} and {b_name!r}" if role_a == role_b else f"{kinds} {b_name!r}"
+        plural = "s" if len(shared) > 1 else ""
+        qs = "queries " + short_list(queries, quote=True, shown=5) if len(queries) > 1 else f"query {queries[0]!r}"
+        out.append(f"{query_set.path or query_set.name}: {pair} share {len(shared)} word{plural}: "
+                   f"{short_list(shared)} ({qs})")
+    return out

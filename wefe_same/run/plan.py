@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from wefe_same.errors import QueryError
+from wefe_same.errors import QueryError, WefeSameWarning
 from wefe_same.metrics.registry import MetricSpec, resolve_metrics
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
-from wefe_same.query.expand import Subquery, describe_overlap, expand, query_set_weights
+from wefe_same.query.expand import Subquery, expand, query_set_weights
 from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
 from wefe_same.run.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
@@ -145,16 +146,21 @@ def make_plan(config: RankConfig) -> RunPlan:
     for spec in specs:
         if "permutations" in spec.options:
             options.setdefault(spec.name, {}).setdefault("permutations", config.permutations)
-    query_sets = tuple(load_queries(config.queries))
+    with warnings.catch_warnings(record=True) as caught:  # overlapping sets: kept for the manifest, re-emitted by rank
+        warnings.simplefilter("always", WefeSameWarning)
+        query_sets = tuple(load_queries(config.queries))
+    for w in caught:
+        if not issubclass(w.category, WefeSameWarning):
+            warnings.warn(w.message, w.category, stacklevel=2)
     for qs in query_sets:
         if not qs.queries:
             raise QueryError(f"{qs.path or qs.name}: no queries; add [[queries]] tables naming target and "
                              "attribute sets")
-    warnings = tuple(dict.fromkeys(m for qs in query_sets for q in qs.queries for m in describe_overlap(q)))
+    load_warnings = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)))
     plan = RunPlan(query_sets, tuple(s.name for s in specs), options, seed=config.seed,
                    missing_threshold=config.missing_threshold, ties=config.ties, nan_policy=config.nan_policy,
                    correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
                    bootstrap_words=config.bootstrap_words, halves=config.halves,
-                   shared_words=config.shared_words, warnings=warnings)
+                   shared_words=config.shared_words, warnings=load_warnings)
     _ = plan.subqueries  # a metric no query fits fails here, before any model is read
     return plan

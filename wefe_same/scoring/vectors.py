@@ -2,7 +2,10 @@
 
 Casing fallback is tried in a fixed order (exact, lower, title) and recorded per word.
 A zero vector cannot be normalised, and a vector with NaN or inf values cannot be used:
-both are reported like an unknown word ("zero vector", "non-finite vector"). A source
+both are reported like an unknown word ("zero vector", "non-finite vector"). Norms are
+computed without overflow or underflow (:func:`~wefe_same.metrics._norms.safe_norm`): a
+model scaled by 1e200 or 1e-200 scores as the unscaled one; a vector whose norm exceeds
+the largest float (entries near 1e308) is "non-finite vector". A source
 that builds vectors of unknown words from their subwords (fastText ``.bin``) reports
 them through ``lookup_with_status``; they are marked "subword", and a casing variant the
 vocabulary holds is preferred to a vector built from subwords.
@@ -26,6 +29,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from wefe_same.metrics._norms import safe_norm
 from wefe_same.models.sources import ModelSource, lookup_with_status
 
 #: "not shared": found, but left out of a shared-words run (:func:`wefe_same.scoring.matrices.restrict`).
@@ -86,7 +90,8 @@ class VectorTable:
             self.raw = np.vstack([vectors[w] for w in self.words]).astype(np.float64)
         else:
             self.raw = np.zeros((0, 0))
-        norms = np.linalg.norm(self.raw, axis=1, keepdims=True) if self.words else 1.0
+        # safe_norm: a model scaled by 1e200 (or 1e-200) gets the unscaled model's unit vectors.
+        norms = safe_norm(self.raw, axis=1, keepdims=True) if self.words else 1.0
         self.unit = self.raw / norms
 
     @property
@@ -176,6 +181,9 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
             continue
         if not np.any(vec):
             lookups.append(Lookup(w, form, "zero vector"))
+            continue
+        if not np.isfinite(safe_norm(vec)):  # finite entries whose norm exceeds the largest float
+            lookups.append(Lookup(w, form, "non-finite vector"))
             continue
         vectors[w] = vec
         lookups.append(Lookup(w, form, status))

@@ -41,4 +41,4 @@ def lazy_gensim_pickle(name: str, path: Path, options: LoadOptions) -> LazySourc
     if not options.trust_pickle:  # fail now, before any model is read
         load_gensim_pickle(name, path, trusted=False)
     return LazySource(name, partial(load_gensim_pickle, name, path, trusted=True),
-                      {"kind": "gensim", "path": str(path)}, identity=file_identity("gensim", path))
+                      {"kind": "gensim", "path": str(path)}, identity=partial(file_identity, "gensim", path))

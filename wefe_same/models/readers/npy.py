@@ -98,4 +98,4 @@ def lazy_npy(name: str, matrix_path: Path, vocab_path: Path, options: LoadOption
     # partial, not a lambda: the source pickles (worker processes).
     return LazySource(name, partial(load_npy, name, matrix_path, vocab_path, unicode_errors=unicode_errors),
                       {"kind": "npy", "path": str(matrix_path)},
-                      identity=file_identity("npy", matrix_path, vocab_path, unicode_errors=unicode_errors))
+                      identity=partial(file_identity, "npy", matrix_path, vocab_path, unicode_errors=unicode_errors))

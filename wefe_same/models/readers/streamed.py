@@ -58,7 +58,7 @@ class StreamedFileSource(ModelSource):
         return word[len(self.key_prefix):] if word.startswith(self.key_prefix) else None
 
     def identity(self) -> dict[str, Any]:
-        """The cache key: kind, absolute path, size and mtime_ns, and the reading options."""
+        """The cache key: kind, :func:`file_identity` (stats and a content hash), the reading options."""
         return file_identity(self.kind, self.path, unicode_errors=self.unicode_errors,
                              key_prefix=self.key_prefix)
 

@@ -94,7 +94,7 @@ class VectorsFileSource(ModelSource):
         return list(self._reader.decode_warnings) if self._reader is not None else []
 
     def identity(self) -> dict[str, Any]:
-        """The cache key, from ``os.stat`` only: format label, path, size, mtime_ns and the
+        """The cache key (:func:`file_identity`: stats and a content hash), format label and the
         options that change what is read (the content decides the reader, so the same
         stats and options always give the same vectors)."""
         return file_identity(self.label, self.path, unicode_errors=self.unicode_errors,

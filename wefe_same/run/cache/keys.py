@@ -23,7 +23,7 @@ from wefe_same.versions import code_digest
 SHARED_CODE = ("cachedir.py", "errors.py", "interrupts.py", "validation.py", "versions.py")
 #: The code that reads a model's vectors (the source, then ``build_table``) and every module
 #: it imports within the package (tests/run/test_cache.py checks the import closure).
-VECTORS_CODE = ("models", "query/__init__.py", "query/sets.py", "query/files.py", "scoring/__init__.py",
+VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "query/files.py", "scoring/__init__.py",
                 "scoring/vectors.py",
                 *SHARED_CODE)
 #: The code that turns a model into its quality rows, and every module it imports.
