@@ -529,7 +529,7 @@ def test_a_damaged_fasttext_bin_is_a_model_error_not_a_hang(fasttext_bin, tmp_pa
 # ----------------------------------------------------------------------------- identity
 
 
-def test_identity_changes_with_the_file_and_options(files, tmp_path, monkeypatch, fasttext_bin):
+def test_identity_uses_stat_only_and_changes_with_the_file_and_options(files, tmp_path, monkeypatch, fasttext_bin):
     np.save(tmp_path / "e.npy", np.ones((2, 3)))
     (tmp_path / "v.txt").write_text("a\nb\n")
     files["kv"].save(str(tmp_path / "m.kv"))
@@ -539,15 +539,20 @@ def test_identity_changes_with_the_file_and_options(files, tmp_path, monkeypatch
              f"npy:{tmp_path / 'e.npy'},{tmp_path / 'v.txt'}": "npy", str(tmp_path / "m.kv"): "gensim"}
     sources = {spec: resolve_model(spec, LoadOptions(trust_pickle=True)) for spec in specs}
 
-    # identity() reads the files only to hash them (tests/models/test_file_identity.py).
-    keys = {spec: source.identity() for spec, source in sources.items()}
+    def no_open(*args, **kwargs):
+        raise AssertionError("identity() opened a file")
+
+    with monkeypatch.context() as m, opened_files() as opened:
+        m.setattr("builtins.open", no_open)
+        m.setattr("io.open", no_open)
+        keys = {spec: source.identity() for spec, source in sources.items()}
+    assert opened == []
     for spec, key in keys.items():
         assert key["kind"] == specs[spec]
         assert json.loads(json.dumps(key)) == key
         for entry in key["files"]:
             assert os.path.isabs(entry["path"]) and entry["size"] == os.stat(entry["path"]).st_size
             assert entry["mtime_ns"] == os.stat(entry["path"]).st_mtime_ns
-            assert entry["inode"] == os.stat(entry["path"]).st_ino and len(entry["sha256"]) == 64
     assert [len(keys[s]["files"]) for s in specs][-2:] == [2, 1]
     # Options that change what is read change the key; a touched file changes it too.
     lenient = resolve_model(str(files["m.bin"]), LoadOptions(unicode_errors="ignore")).identity()
@@ -556,12 +561,11 @@ def test_identity_changes_with_the_file_and_options(files, tmp_path, monkeypatch
     assert resolve_model(str(files["m.bin"])).identity() != keys[str(files["m.bin"])]
 
 
-def test_resolving_a_model_opens_none_of_its_files(files, tmp_path, monkeypatch, fasttext_bin):
+def test_resolving_and_identifying_a_model_opens_none_of_its_files(files, tmp_path, monkeypatch, fasttext_bin):
     """Resolving checks paths with os.stat and guesses formats from names; the content
-    (text or binary, GloVe or word2vec header, fastText) is sniffed on first read.
-    identity() opens the files only to hash them for the cache key (issue 15: stats alone
-    miss a same-size edit with the mtime restored), and never fails on an unreadable file:
-    a model file the process cannot read fails only when it is read, with one line."""
+    (text or binary, GloVe or word2vec header, fastText) is sniffed on first read. So a
+    run whose scores are cached, which needs only resolve_model and identity(), opens no
+    model file, and a model file the process cannot read fails only when it is read."""
     np.save(tmp_path / "e.npy", np.ones((2, 3)))
     (tmp_path / "v.txt").write_text("a\nb\n")
     files["kv"].save(str(tmp_path / "m.kv"))
@@ -580,13 +584,13 @@ def test_resolving_a_model_opens_none_of_its_files(files, tmp_path, monkeypatch,
             os.chmod(p, 0)  # unreadable (for a user other than root; the audit hook checks for everyone)
         with opened_files() as opened:
             sources = [resolve_model(spec, LoadOptions(trust_pickle=True)) for spec in specs]
-        keys = [source.identity() for source in sources]
+            keys = [source.identity() for source in sources]
     finally:
         for p, mode in modes.items():
             os.chmod(p, mode)
     catalog_data = ("glove_6B_50d_emb.npy", "glove_6B_index.parquet", "test_model.kv")
     touched = sorted(p for p in opened if p in model_files or p.endswith(catalog_data))
-    assert touched == [], f"resolve_model opened {touched}"
+    assert touched == [], f"resolve_model/identity opened {touched}"
     assert all(isinstance(k, dict) and k for k in keys)
     with opened_files() as opened:  # the hook does see the reads
         sources[0].lookup(["he"])

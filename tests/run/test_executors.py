@@ -110,9 +110,7 @@ def test_second_run_opens_no_model_file_and_gives_the_same_tables(tmp_path, mode
     assert statuses == dict.fromkeys(NAMES, "miss") and sorted(set(opened)) == [str(p) for p in model_files]
     assert len(cache_entries(cache.root, "vectors")) == len(cache_entries(cache.root, "scores")) == 3
 
-    # Tasks are made inside: resolving a spec opens nothing either; the content hashes of the
-    # cache key are remembered by file stats in this process (a new process reads them once).
-    with opens(model_files) as opened:
+    with opens(model_files) as opened:  # tasks are made inside: resolving a spec opens nothing either
         again, statuses = score_models(plan, tasks_of(model_files), cache=cache)
     assert opened == []
     assert statuses == dict.fromkeys(NAMES, "hit")

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import gzip
-import hashlib
 import os
 import struct
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
-from stat import S_ISREG
 from typing import Any, BinaryIO, Literal
 
 from wefe_same.errors import ModelError
@@ -188,57 +186,27 @@ def file_description(kind: str, *paths: Path) -> dict[str, str]:
     return out
 
 
-#: Files up to this size are hashed whole for the cache key; larger ones are sampled.
-FULL_HASH_BYTES = 64 << 20
-#: Bytes hashed at the start, the middle and the end of a larger file.
-SAMPLE_BYTES = 1 << 20
-#: Content hashes already computed in this process, by (path, size, mtime_ns, ctime_ns, inode).
-_CONTENT_HASHES: dict[tuple[str, int, int, int, int], str] = {}
-
-
-def content_hash(path: Path, size: int) -> str:
-    """sha256 of the whole file up to :data:`FULL_HASH_BYTES`; above it, of the size and
-    the first, middle and last :data:`SAMPLE_BYTES` (a 4 GB model costs 3 MB of reading)."""
-    digest = hashlib.sha256()
-    try:
-        with open(path, "rb") as fh:
-            if size <= FULL_HASH_BYTES:
-                return hashlib.file_digest(fh, "sha256").hexdigest()
-            digest.update(f"sampled {size}\n".encode())
-            for offset in (0, (size - SAMPLE_BYTES) // 2, size - SAMPLE_BYTES):
-                fh.seek(offset)
-                digest.update(fh.read(SAMPLE_BYTES))
-    except OSError as err:  # the reader reports an unreadable file when it reads it, with one line
-        return f"unreadable: {err.strerror or err}"
-    return digest.hexdigest()
-
-
 def file_identity(kind: str, *paths: Path, **options: Any) -> dict[str, Any]:
     """The cache key of a model read from files: kind, the ``options`` that change what is
-    read, and for each file its absolute path, size, mtime_ns, ctime_ns, inode and a
-    content hash (:func:`content_hash`: whole file up to 64 MB, else 3 sampled MB).
+    read, and for each file its absolute path, size, mtime_ns, ctime_ns and inode, from
+    ``os.stat`` alone: no model file is opened, so a cached run reads none.
 
     What an edit cannot keep: the inode change time (``st_ctime_ns``) is set by the kernel
-    on every write and cannot be set back by ``touch``/``os.utime``, and a replaced file gets
-    a new inode; the content hash covers a copy that kept every stat. What the key cannot
-    see: an edit of a file over 64 MB outside its sampled bytes, on a file system that does
-    not keep ctime (some network and FUSE mounts) and with size and mtime restored. The hash
-    is computed once per process for the same stats; it opens the file, so a cached run
-    reads each small model file once (large ones: 3 MB).
+    on every write and on every ``touch``/``os.utime``, and cannot be set back by a user; a
+    file replaced by another (a copy, a rename over it) has a new inode. So a same-size edit
+    with the mtime restored is a new key. What the key cannot see: a file system that keeps
+    no ctime (some network and FUSE mounts) together with an edit that keeps size and mtime,
+    or a clock set back by an administrator. Use ``--no-cache`` on such a mount.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile(suffix=".txt") as fh:
     ...     key = file_identity("glove", Path(fh.name), unicode_errors="strict")
     >>> sorted(key), sorted(key["files"][0])
-    (['files', 'kind', 'unicode_errors'], ['ctime_ns', 'inode', 'mtime_ns', 'path', 'sha256', 'size'])
+    (['files', 'kind', 'unicode_errors'], ['ctime_ns', 'inode', 'mtime_ns', 'path', 'size'])
     """
     files = []
     for p in paths:
         stat = os.stat(p)
-        resolved = str(Path(p).resolve())
-        memo = (resolved, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino)
-        if memo not in _CONTENT_HASHES:  # never open a FIFO or device: it could block or never end
-            _CONTENT_HASHES[memo] = content_hash(Path(p), stat.st_size) if S_ISREG(stat.st_mode) else "not a file"
-        files.append({"path": resolved, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
-                      "ctime_ns": stat.st_ctime_ns, "inode": stat.st_ino, "sha256": _CONTENT_HASHES[memo]})
+        files.append({"path": str(Path(p).resolve()), "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+                      "ctime_ns": stat.st_ctime_ns, "inode": stat.st_ino})
     return {"kind": kind, "files": files, **options}
