@@ -164,7 +164,11 @@ def score_models(
             in_process = isinstance(executor, InProcess)
             jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
                                else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
-            for i, value in executor.run(jobs):
+            # Only the executor holds the jobs from here, and lets each go once run: in-process
+            # a job's task holds its source, which holds the whole model once read.
+            results = executor.run(jobs)
+            del jobs
+            for i, value in results:
                 model = todo[i]
                 if model.table is None:
                     table, model.description, identity, scores = value
@@ -175,7 +179,9 @@ def score_models(
                 if _unchanged(model, scores.identity):
                     cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
                 model.scores = compact(scores)
-                model.table = model.source = None  # done: memory stays flat in the number of models
+                # done: nothing of the model is kept, so memory stays flat in the number of models
+                model.table = model.source = None
+                value = table = scores = None
                 bar.set_postfix_str(model.task.name, refresh=False)
                 bar.update(1)
     return [m.scores for m in models], {m.task.name: m.status for m in models}  # type: ignore[misc]
