@@ -3,7 +3,11 @@
 The cache (:mod:`wefe_same.run.cache`) is read and written by the calling process only;
 workers compute (:mod:`wefe_same.run.executors`). Each model's entries are written as
 soon as it finishes, so a run killed at any point (SIGKILL included) and started again
-recomputes only the models that had not finished. A model whose scores are cached is
+recomputes only the models that had not finished. Once a model's scores are in, nothing
+else of it is kept (its source, which holds the whole model once read, and its table), so
+memory stays flat in the number of models. From the command line, encoder models are
+scored first, each in a short-lived worker process, so torch's memory goes back when it
+ends (:func:`_isolated`). A model whose scores are cached is
 never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
 read once, whole (its table's fingerprint is part of the scores key).
 
