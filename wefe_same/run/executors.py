@@ -23,6 +23,7 @@ import multiprocessing
 import pickle
 import signal
 import threading
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
@@ -82,8 +83,19 @@ class InProcess(AbstractContextManager["InProcess"]):
         return None
 
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Any]]:
-        for i, (fn, args) in enumerate(jobs):
-            yield i, _unwrap(_guarded(fn, *args))
+        # Each job is let go of once it has run: its arguments can hold a model (a source
+        # that read its whole file, a table), which would otherwise live until the last job.
+        # The caller passes the list without keeping it (see run.score).
+        queue = deque(jobs)
+        del jobs
+        i = 0
+        while queue:
+            fn, args = queue.popleft()
+            outcome = _guarded(fn, *args)
+            del fn, args
+            yield i, _unwrap(outcome)
+            del outcome
+            i += 1
 
 
 @contextmanager
@@ -116,13 +128,16 @@ class Processes(AbstractContextManager["Processes"]):
 
     where = "worker processes"
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, *, one_job_each: bool = False):
         self.workers = workers
+        # one_job_each: a fresh process per job, so all a job's memory (torch's) goes back when it ends
+        self.one_job_each = one_job_each
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Processes:
         self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_init_worker)
+                                            initializer=_init_worker,
+                                            max_tasks_per_child=1 if self.one_job_each else None)
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:

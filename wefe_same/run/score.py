@@ -3,7 +3,11 @@
 The cache (:mod:`wefe_same.run.cache`) is read and written by the calling process only;
 workers compute (:mod:`wefe_same.run.executors`). Each model's entries are written as
 soon as it finishes, so a run killed at any point (SIGKILL included) and started again
-recomputes only the models that had not finished. A model whose scores are cached is
+recomputes only the models that had not finished. Once a model's scores are in, nothing
+else of it is kept (its source, which holds the whole model once read, and its table), so
+memory stays flat in the number of models. From the command line, encoder models are
+scored first, each in a short-lived worker process, so torch's memory goes back when it
+ends (:func:`_isolated`). A model whose scores are cached is
 never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
 read once, whole (its table's fingerprint is part of the scores key).
 
@@ -15,19 +19,24 @@ every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
 
 from __future__ import annotations
 
+import ctypes
 import dataclasses
+import os
+import sys
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
 from wefe_same.run.executors import (
     Executor,
     InProcess,
     Job,
+    Processes,
     check_picklable,
     make_executor,
 )
@@ -162,23 +171,97 @@ def score_models(
             bar.update(sum(m.scores is not None for m in models))
             todo = [m for m in models if m.scores is None]
             in_process = isinstance(executor, InProcess)
+            if in_process:
+                _isolated(plan, todo, cache, scoring, bar)
+                todo = [m for m in todo if m.scores is None]
             jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
                                else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
-            for i, value in executor.run(jobs):
-                model = todo[i]
-                if model.table is None:
-                    table, model.description, identity, scores = value
-                    if _unchanged(model, identity) and cache is not None and model.vkey is not None:
-                        cache.put_vectors(model.vkey, table, model.description)
-                else:
-                    scores = value
-                if _unchanged(model, scores.identity):
-                    cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
-                model.scores = compact(scores)
-                model.table = model.source = None  # done: memory stays flat in the number of models
-                bar.set_postfix_str(model.task.name, refresh=False)
-                bar.update(1)
+            # Only the executor holds the jobs from here, and lets each go once run: in-process
+            # a job's task holds its source, which holds the whole model once read.
+            results = executor.run(jobs)
+            del jobs
+            for i, value in results:
+                _finish(todo[i], value, cache, scoring, bar)
+                value = None  # the table lives no longer than it takes to write its entries
     return [m.scores for m in models], {m.task.name: m.status for m in models}  # type: ignore[misc]
+
+
+def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str, bar: Any) -> None:
+    """Score the encoder models of an in-process run first, each in a process of its own.
+
+    An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
+    keeps after the model is scored (imported libraries and allocator caches are not
+    given back). In a short-lived worker all of it goes back when the worker ends; run
+    first, the worker runs beside a parent that has read no model yet, so the whole process
+    tree stays smallest. The worker runs the same job with one BLAS thread, so the scores
+    are the same bytes. Only models given as spec strings go (a ModelSource object may not
+    be picklable).
+    """
+    if not _spawn_safe():
+        return
+    heavy = [m for m in todo if m.table is None and isinstance(m.task.spec, str)
+             and isinstance(m.source if m.source is not None else m.task.source(), EncoderSource)]
+    if not heavy:
+        return
+    with Processes(1, one_job_each=True) as executor:
+        results = executor.run([(read_and_score, (plan, m.job_task(False))) for m in heavy])
+        for i, value in results:
+            _finish(heavy[i], value, cache, scoring, bar)
+            value = None
+
+
+def _spawn_safe() -> bool:
+    """Whether a "spawn" worker can start here without running the caller's script again.
+
+    A spawned process imports the main module; a user's script that calls ``rank`` at top
+    level (no ``if __name__ == "__main__"``) would then fail. Only the command line
+    (``wefe-same``, ``python -m wefe_same.cli``) is known to be safe.
+    """
+    main = sys.modules.get("__main__")
+    spec = getattr(main, "__spec__", None)
+    if spec is not None and (spec.name or "").startswith("wefe_same."):
+        return True
+    return os.path.basename(getattr(main, "__file__", None) or "") == "wefe-same"
+
+
+def _release_freed_memory() -> None:
+    """Give the memory freed by the model just done back to the system (glibc only).
+
+    Writing an entry makes several model-sized temporary buffers; glibc keeps freed heap
+    memory for reuse, so without this the resident size of a run keeps the high-water mark
+    of every model (~50 MB of the 4 GloVe models' 450 MB). ``malloc_trim(0)`` returns it;
+    elsewhere (macOS, musl) there is no such call and nothing is done.
+    """
+    global _LIBC
+    if _LIBC is None:
+        try:
+            _LIBC = ctypes.CDLL("libc.so.6")
+            _LIBC.malloc_trim  # noqa: B018 (raises AttributeError when not glibc)
+        except (OSError, AttributeError):
+            _LIBC = False
+    if _LIBC:
+        _LIBC.malloc_trim(0)
+
+
+_LIBC: Any = None
+
+
+def _finish(model: _Model, value: Any, cache: ModelCache | None, scoring: str, bar: Any) -> None:
+    """Write a finished job's entries; of the model only its compacted scores stay."""
+    if model.table is None:
+        table, model.description, identity, scores = value
+        if _unchanged(model, identity) and cache is not None and model.vkey is not None:
+            cache.put_vectors(model.vkey, table, model.description)
+    else:
+        scores = value
+    if _unchanged(model, scores.identity):
+        cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
+    model.scores = compact(scores)
+    # done: nothing of the model is kept, so memory stays flat in the number of models
+    model.table = model.source = None
+    _release_freed_memory()
+    bar.set_postfix_str(model.task.name, refresh=False)
+    bar.update(1)
 
 
 def _cached_table(model: _Model, cache: ModelCache) -> None:
