@@ -67,9 +67,9 @@ def test_cli_exits_0_with_a_complete_results_folder(tmp_path, monkeypatch, capsy
     assert "nothing to compare" in err and "Traceback" not in err
     assert {k: v for k, v in snapshot(tmp_path).items() if not k.startswith("res/")} == before
     res = tmp_path / "res"
-    for name in ("rankings.csv", "aggregates.csv", "details.csv", "aggregation.csv", "aggregation_agreement.csv",
+    for name in ("rankings.csv", "aggregates.csv", "details.csv.gz", "aggregation.csv", "aggregation_agreement.csv",
                  "manifest.json", "scores/DirectBias.csv", "scores/RIPA.csv"):
         assert (res / name).is_file(), name
-    details = pd.read_csv(res / "details.csv")
+    details = pd.read_csv(res / "details.csv.gz")
     assert details["reason"].str.contains("not declared aligned").all()
     assert "nothing to compare" in (res / "manifest.json").read_text()
