@@ -177,7 +177,10 @@ def load_queries(spec: QueriesLike) -> list[QuerySet]:
     duplicates = sorted(n for n, k in counts.items() if k > 1)
     if duplicates:
         raise QueryError(f"query set name {duplicates[0]!r} is used twice; give the files distinct [meta] names")
+    bundled = {str(_bundled_dir() / f"{name}.toml") for name in bundled_query_sets()}
     for qs in out:
-        for message in set_overlaps(qs):
+        # A bundled file is named as such: its installed path says nothing to the user.
+        where = f"bundled query set {qs.name!r}" if qs.path in bundled else None
+        for message in set_overlaps(qs, where):
             warnings.warn(message, WefeSameWarning, stacklevel=2)
     return out

@@ -251,13 +251,14 @@ class QuerySet:
         )
 
 
-def set_overlaps(query_set: QuerySet) -> list[str]:
+def set_overlaps(query_set: QuerySet, where: str | None = None) -> list[str]:
     """One message per pair of sets that share words within a query of ``query_set``
     (targets or attributes); a pair used by several queries is one message naming them.
 
     Sets that share words make a query's scores meaningless (a word cannot stand for two
     groups at once). The message names the file, the sets, the words (the first few when
-    there are many) and the queries.
+    there are many) and the queries; ``where`` names the file (default: its path, else the
+    query set's name).
 
     >>> a, b, c = WordSet("a", ["x", "y"]), WordSet("b", ["y", "z"]), WordSet("c", ["w"])
     >>> set_overlaps(QuerySet("demo", (Query((a, b), (c,), name="q1"),)))
@@ -279,6 +280,6 @@ def set_overlaps(query_set: QuerySet) -> list[str]:
         pair = f"{kinds} {a_name!r} and {b_name!r}" if role_a == role_b else f"{kinds} {b_name!r}"
         plural = "s" if len(shared) > 1 else ""
         qs = "queries " + short_list(queries, quote=True, shown=5) if len(queries) > 1 else f"query {queries[0]!r}"
-        out.append(f"{query_set.path or query_set.name}: {pair} share {len(shared)} word{plural}: "
+        out.append(f"{where or query_set.path or query_set.name}: {pair} share {len(shared)} word{plural}: "
                    f"{short_list(shared)} ({qs})")
     return out
