@@ -14,7 +14,15 @@ import numpy as np
 
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
-from wefe_same.models.debias.linalg import _lists_sha256, _unit, casings, equalize, gender_direction, neutralize
+from wefe_same.models.debias.linalg import (
+    _lists_sha256,
+    _unit,
+    casings,
+    equalize,
+    gender_direction,
+    neutralize,
+    neutralized_rows,
+)
 
 Pair = tuple[str, str]
 
@@ -78,12 +86,8 @@ class HardDebiasedSource(ModelSource):
         words, raw = source_vocabulary(self.base, limit, name=self.base.name)
         g = self.direction
         matrix = np.asarray(raw, dtype=np.float64)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-            neutral = np.fromiter((w not in self.specific for w in words), dtype=bool, count=len(words))
-            rows = matrix[neutral]
-            rows -= np.outer(rows @ g, g)
-            matrix[neutral] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        neutral = np.fromiter((w not in self.specific for w in words), dtype=bool, count=len(words))
+        matrix = neutralized_rows(matrix, neutral, lambda rows: np.outer(rows @ g, g))
         first: dict[str, int] = {}
         for i, w in enumerate(words):
             first.setdefault(w, i)

@@ -5,14 +5,33 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
+from wefe_same.metrics._norms import safe_norm
+
 
 def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.linalg.norm(v)
+
+
+def neutralized_rows(matrix: np.ndarray, neutral: np.ndarray,
+                     remove: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
+    """A whole vocabulary's rows as unit vectors, the ``neutral`` ones with their part in the
+    bias subspace taken off (``remove(rows)`` is that part) and normalised again.
+
+    The vocabulary path of both debiasing methods (analogy benchmarks); norms are the safe
+    ones of :mod:`wefe_same.metrics._norms`, so an extreme but finite model stays finite. A
+    zero row stays NaN, as in ``lookup``.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unit = matrix / safe_norm(matrix, axis=1, keepdims=True)
+        rows = unit[neutral]
+        rows -= remove(rows)
+        unit[neutral] = rows / safe_norm(rows, axis=1, keepdims=True)
+    return unit
 
 
 def _centred(sets: Sequence[np.ndarray]) -> np.ndarray:

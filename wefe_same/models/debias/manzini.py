@@ -20,6 +20,7 @@ from wefe_same.models.debias.linalg import (
     casings,
     equalize_set,
     neutralize_subspace,
+    neutralized_rows,
 )
 from wefe_same.query.files import load_queries
 from wefe_same.validation import InvalidParameterError, check_choice, check_int
@@ -160,12 +161,9 @@ class MulticlassHardDebiasedSource(ModelSource):
             first.setdefault(w, i)
         sets = [s for s in self.candidates if any(w in first for w in s)]
         outside = self.base.lookup({w for s in sets for w in s if w not in first})
+        neutral = np.fromiter((w not in self.specific for w in words), dtype=bool, count=len(words))
+        matrix = neutralized_rows(matrix, neutral, lambda rows: (rows @ basis.T) @ basis)
         with np.errstate(invalid="ignore", divide="ignore"):
-            matrix = matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
-            neutral = np.fromiter((w not in self.specific for w in words), dtype=bool, count=len(words))
-            rows = matrix[neutral]
-            rows -= (rows @ basis.T) @ basis
-            matrix[neutral] = rows / np.linalg.norm(rows, axis=1, keepdims=True)
             vectors = {w: _unit(v) for w, v in outside.items()}
         for s in sets:
             vectors.update((w, matrix[first[w]]) for w in s if w in first)
