@@ -1,6 +1,22 @@
-"""Bias metrics: pure functions on arrays plus one registry of specs."""
+"""Bias metrics: pure functions on arrays plus one registry of specs.
 
-from wefe_same.metrics.registry import METRICS, MetricSpec, get_metric, resolve_metrics
-from wefe_same.metrics.result import MetricResult
+The registry's names load on first use (PEP 562): the pure helpers (``metrics._norms``)
+are imported by the model readers and debiasing, and must not pull in pandas and scipy
+with the registry (an encoder's worker process would hold ~150 MB more).
+"""
 
-__all__ = ["METRICS", "MetricResult", "MetricSpec", "get_metric", "resolve_metrics"]
+from importlib import import_module
+
+_EXPORTS = {
+    "METRICS": ".registry", "MetricSpec": ".registry", "get_metric": ".registry", "resolve_metrics": ".registry",
+    "MetricResult": ".result",
+}
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(import_module(_EXPORTS[name], __name__), name)
+    globals()[name] = value
+    return value

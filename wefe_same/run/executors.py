@@ -27,11 +27,13 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wefe_same.errors import ExecutorError, ModelError, WefeSameError
-from wefe_same.run.plan import ModelTask
 from wefe_same.validation import InvalidParameterError, check_int
+
+if TYPE_CHECKING:  # a worker imports this module: not the plan, which pulls in pandas and scipy
+    from wefe_same.run.plan import ModelTask
 
 #: One job of an executor: a top-level function and its arguments (both picklable).
 Job = tuple[Callable[..., Any], tuple[Any, ...]]

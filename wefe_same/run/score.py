@@ -28,6 +28,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from threadpoolctl import threadpool_limits
+
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
@@ -43,7 +45,7 @@ from wefe_same.run.executors import (
 from wefe_same.run.plan import ModelTask, RunPlan
 from wefe_same.scoring.matrices import restrict, shared_vocabulary
 from wefe_same.scoring.model import ModelScores, compact, load_table, score_table
-from wefe_same.scoring.vectors import VectorTable
+from wefe_same.scoring.vectors import VectorTable, read_spec
 
 CHANGED = ("model {name!r} changed while it was read (its identity is not the same before and after); "
            "its cache entries are not written")
@@ -187,15 +189,16 @@ def score_models(
 
 
 def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str, bar: Any) -> None:
-    """Score the encoder models of an in-process run first, each in a process of its own.
+    """Read the encoder models of an in-process run first, each in a process of its own.
 
     An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
-    keeps after the model is scored (imported libraries and allocator caches are not
-    given back). In a short-lived worker all of it goes back when the worker ends; run
-    first, the worker runs beside a parent that has read no model yet, so the whole process
-    tree stays smallest. The worker runs the same job with one BLAS thread, so the scores
-    are the same bytes. Only models given as spec strings go (a ModelSource object may not
-    be picklable).
+    keeps after the model is read (imported libraries and allocator caches are not given
+    back). In a short-lived worker all of it goes back when the worker ends; run first, the
+    worker runs beside a parent that has read no model yet, so the whole process tree stays
+    smallest. The worker only reads the table (:func:`~wefe_same.scoring.vectors.read_spec`
+    imports neither pandas nor scipy nor the metrics); this process scores it, while the
+    next encoder's worker reads. Only models given as spec strings go (a ModelSource object
+    may not be picklable).
     """
     if not _spawn_safe():
         return
@@ -204,10 +207,12 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
     if not heavy:
         return
     with Processes(1, one_job_each=True) as executor:
-        results = executor.run([(read_and_score, (plan, m.job_task(False))) for m in heavy])
-        for i, value in results:
-            _finish(heavy[i], value, cache, scoring, bar)
-            value = None
+        results = executor.run([(read_spec, (m.task.spec, m.task.options, plan.words)) for m in heavy])
+        for i, (table, description, identity) in results:
+            with threadpool_limits(limits=1, user_api="blas"):  # the same bytes as every other job
+                scores = score_table(table, plan, description, identity)
+            _finish(heavy[i], (table, description, identity, scores), cache, scoring, bar)
+            del table, scores  # the table lives no longer than it takes to write its entries
 
 
 def _spawn_safe() -> bool:

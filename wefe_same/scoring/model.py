@@ -26,7 +26,7 @@ from wefe_same.query import resample as resampling
 from wefe_same.query.expand import Subquery, describe_overlap
 from wefe_same.query.sets import Query, QuerySet, WordSet
 from wefe_same.scoring.aggregate import NanPolicy, aggregate
-from wefe_same.scoring.vectors import VectorTable, build_table
+from wefe_same.scoring.vectors import VectorTable, read_table
 
 DETAIL_COLUMNS = [
     "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
@@ -297,7 +297,4 @@ def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[s
 def load_table(task: ModelTaskLike,
                words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """One lookup pass over a model: its table, description and identity."""
-    source = task.source()
-    table = build_table(source, words)
-    identity = source.identity()
-    return table, source.describe(), identity
+    return read_table(task.source(), words)

@@ -1,0 +1,54 @@
+"""From the command line an encoder is read in a short-lived worker of its own.
+
+The worker only reads the table (:func:`wefe_same.scoring.vectors.read_spec`); the parent
+scores it. The path runs only where a "spawn" worker cannot re-run a user's script
+(:func:`wefe_same.run.score._spawn_safe`), so these tests force it in a fresh process
+and check (1) the scores are the same bytes as an in-process run's, (2) the parent never
+imported the encoder's runtime, (3) the worker imports neither pandas nor scipy of ours.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from wefe_same import Query, WordSet, rank
+
+QUERY = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
+              [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
+MODEL = "paraphrase-minilm-l3-v2"  # ONNX: the fastest encoder of the catalog
+
+CHILD = r"""
+import json, sys
+import wefe_same.run.score as score
+from wefe_same import Query, WordSet, rank
+score._spawn_safe = lambda: True  # what the command line gets
+query = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
+              [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
+result = rank(models=[sys.argv[1]], queries=query, metrics=["WEAT", "MAC", "RNSB"], seed=3, permutations=50,
+              cache=False, progress=False)
+print(json.dumps({"scores": result.scores["WEAT"].to_json(double_precision=15) + result.scores["MAC"].to_json(
+    double_precision=15) + result.scores["RNSB"].to_json(double_precision=15),
+                  "parent_imported": sorted(m for m in ("onnxruntime", "torch") if m in sys.modules)}))
+"""
+
+
+def test_an_encoder_read_in_its_own_worker_scores_the_same_bytes_and_stays_out_of_the_parent():
+    out = subprocess.run([sys.executable, "-c", CHILD, MODEL], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    child = json.loads(out.stdout.strip().splitlines()[-1])
+    assert child["parent_imported"] == []  # the encoder ran elsewhere
+    here = rank(models=[MODEL], queries=QUERY, metrics=["WEAT", "MAC", "RNSB"], seed=3, permutations=50,
+                cache=False, progress=False)
+    assert child["scores"] == (here.scores["WEAT"].to_json(double_precision=15)
+                               + here.scores["MAC"].to_json(double_precision=15)
+                               + here.scores["RNSB"].to_json(double_precision=15))
+
+
+def test_the_reading_job_imports_neither_pandas_nor_scipy():
+    code = ("import sys; from wefe_same.scoring.vectors import read_spec; import wefe_same.run.executors; "
+            "print(sorted(m for m in ('pandas', 'scipy', 'wefe_same.metrics.registry') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
