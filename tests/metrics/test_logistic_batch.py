@@ -21,7 +21,7 @@ from scipy.stats import entropy
 sklearn_linear = pytest.importorskip("sklearn.linear_model")
 
 from wefe_same.metrics import rnsb as rnsb_module  # noqa: E402
-from wefe_same.metrics.logistic import fit_logistic_batch  # noqa: E402
+from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets  # noqa: E402
 
 
 def sklearn_fit(X, y):
@@ -80,6 +80,22 @@ def test_batch_reaches_sklearns_optimum_on_random_problems():
             np.testing.assert_allclose(p, p_ref, rtol=0, atol=1e-8)
 
 
+@pytest.mark.parametrize(("n1", "n2", "d", "shift"), [(150, 200, 20, 0.4), (400, 300, 50, 3.0), (60, 60, 4, 0.0)])
+def test_subsets_of_one_pool_reach_sklearns_optimum(n1, n2, d, shift):
+    rng = np.random.default_rng(n1 + d)
+    X, y = random_problem(rng, n1, n2, d, shift, duplicates=True)
+    masks = np.zeros((6, len(y)), dtype=bool)
+    for mask in masks:
+        mask[rng.choice(len(y), int(0.8 * len(y)), replace=False)] = True
+    masks[0, :] = True
+    coefs, intercepts, gradients = fit_logistic_subsets(X, y, masks)
+    assert gradients.max() <= rnsb_module.GRADIENT_TOL
+    for mask, w, b in zip(masks, coefs, intercepts):
+        w_ref, b_ref = sklearn_fit(X[mask], y[mask])
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-6)
+        assert b == pytest.approx(b_ref, abs=1e-6)
+
+
 def test_a_problems_result_does_not_depend_on_the_rest_of_the_batch():
     rng = np.random.default_rng(5)
     problems = [random_problem(rng, 8, 8, 30, 0.5) for _ in range(5)]
@@ -135,8 +151,9 @@ def test_rnsb_equals_rnsb_from_sklearn_fits(m1, m2, d, fraction):
 
 def test_prefit_trains_what_rnsb_would_train_alone():
     rng = np.random.default_rng(8)
-    pairs = [random_problem(rng, m, m + 3, 25, 0.4) for m in (5, 5, 12, 40)]
-    calls = [([unit(rng.normal(size=(5, 25)))], [X[y == 0], X[y == 1]], {"n_iterations": 4}, seed)
+    # Two dimensions and both solvers' sizes (few words: the batch; many: subsets of a pool).
+    pairs = [random_problem(rng, m, m + 3, d, 0.4) for m, d in ((5, 25), (5, 25), (12, 25), (40, 25), (5, 8), (90, 8))]
+    calls = [([unit(rng.normal(size=(5, X.shape[1])))], [X[y == 0], X[y == 1]], {"n_iterations": 4}, seed)
              for seed, (X, y) in enumerate(pairs)]
     rnsb_module._CLASSIFIERS.clear()
     alone = [rnsb_module.rnsb(t, *a, **o, random_state=s) for t, a, o, s in calls]

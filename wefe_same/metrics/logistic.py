@@ -41,7 +41,7 @@ is recomputed in the original coordinates, independently of the solver.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from scipy.special import expit
@@ -55,17 +55,19 @@ _HALVINGS = 40
 _CG_MAX_ITER = 200
 
 
-def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray) -> np.ndarray:
-    """The penalised loss per problem, from the margins η = Fθ."""
-    return (np.logaddexp(0.0, eta) - y * eta).sum(axis=1) + 0.5 * (pen * theta**2).sum(axis=1)
+def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray,
+               weights: np.ndarray | None) -> np.ndarray:
+    """The penalised loss per problem, from the margins η = Fθ (rows weighted 0/1 if given)."""
+    loss = np.logaddexp(0.0, eta) - y * eta
+    return (loss if weights is None else loss * weights).sum(axis=1) + 0.5 * (pen * theta**2).sum(axis=1)
 
 
 def _line_search(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, step: np.ndarray, grad: np.ndarray,
-                 F_step: np.ndarray, pen: np.ndarray) -> np.ndarray:
+                 F_step: np.ndarray, pen: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
     """Step lengths t ∈ {1, 1/2, …} meeting Armijo's condition, one per problem; the
     margins along the step are η + t·F·step, so no trial touches F again."""
     slope = (grad * step).sum(axis=1)
-    f0 = _objective(eta, y, theta, pen)
+    f0 = _objective(eta, y, theta, pen, weights)
     # Rounding in f: a step within it of f0 is accepted (only the gradient decides
     # convergence, and near the optimum Newton's full step is the right one).
     slack = 1e-13 * (1.0 + np.abs(f0))
@@ -74,7 +76,8 @@ def _line_search(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, step: np.nda
     for _ in range(_HALVINGS):
         idx = np.flatnonzero(pending)
         ti = t[idx, None]
-        f1 = _objective(eta[idx] + ti * F_step[idx], y[idx], theta[idx] + ti * step[idx], pen)
+        f1 = _objective(eta[idx] + ti * F_step[idx], y[idx], theta[idx] + ti * step[idx], pen,
+                        None if weights is None else weights[idx])
         ok = f1 <= f0[idx] + _ARMIJO * t[idx] * slope[idx] + slack[idx]
         pending[idx[ok]] = False
         t[idx[~ok]] *= 0.5
@@ -83,12 +86,12 @@ def _line_search(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, step: np.nda
     return t
 
 
-def _cg_steps(F: np.ndarray, s: np.ndarray, grad: np.ndarray, pen: np.ndarray, precond: np.ndarray,
-              n: int) -> np.ndarray:
-    """Inexact Newton steps: H d = −∇ by conjugate gradients, H v = Fᵀ(s ⊙ Fv) + pen ⊙ v,
-    preconditioned by the inverse diagonal of the Hessian at θ = 0 (Jacobi); stops at the forcing term
-    min(0.5, √(‖∇‖/n))·‖∇‖ (scikit-learn's newton-cg on the mean loss), which keeps the
-    convergence superlinear."""
+def _cg_steps(hess_vec: Callable[[np.ndarray], np.ndarray], grad: np.ndarray, precond: np.ndarray,
+              n: float | np.ndarray) -> np.ndarray:
+    """Inexact Newton steps: H d = −∇ by conjugate gradients (``hess_vec``: (B, k) → H v per
+    problem, H v = Fᵀ(s ⊙ Fv) + pen ⊙ v), preconditioned by the inverse diagonal of the
+    Hessian at θ = 0 (Jacobi); stops at the forcing term min(0.5, √(‖∇‖/n))·‖∇‖
+    (scikit-learn's newton-cg on the mean loss), which keeps the convergence superlinear."""
     norm = np.linalg.norm(grad, axis=1)
     target = np.minimum(0.5, np.sqrt(norm / n)) * norm
     d = np.zeros_like(grad)
@@ -100,7 +103,7 @@ def _cg_steps(F: np.ndarray, s: np.ndarray, grad: np.ndarray, pen: np.ndarray, p
         live = np.linalg.norm(r, axis=1) > target
         if not live.any():
             break
-        Hq = np.matmul((np.matmul(F, q[..., None])[..., 0] * s)[:, None, :], F)[:, 0] + pen * q
+        Hq = hess_vec(q)
         curvature = (q * Hq).sum(axis=1)
         alpha = np.where(live, rz / np.where(live, curvature, 1.0), 0.0)
         d += alpha[:, None] * q
@@ -140,7 +143,10 @@ def _newton(F: np.ndarray, y: np.ndarray, pen: np.ndarray, tol: float, max_iter:
             precond = precond[keep] if precond is not None else None
         s = p * (1 - p)
         if precond is not None:
-            step = _cg_steps(Fa, s, grad, pen, precond, n)
+            def hess_vec(q: np.ndarray, Fa: np.ndarray = Fa, s: np.ndarray = s) -> np.ndarray:
+                return np.matmul((np.matmul(Fa, q[..., None])[..., 0] * s)[:, None, :], Fa)[:, 0] + pen * q
+
+            step = _cg_steps(hess_vec, grad, precond, n)
         else:
             hess = np.matmul(Fa.transpose(0, 2, 1) * s[:, None, :], Fa)
             hess[:, np.arange(k), np.arange(k)] += pen
@@ -229,3 +235,61 @@ def _fit_chunks(problems: Sequence[tuple[np.ndarray, np.ndarray]], C: float, tol
                                    C, tol, max_iter)
             coefs[idx], intercepts[idx], gradients[idx] = w, b, g
     return coefs, intercepts, gradients
+
+
+def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: float = 1.0, tol: float = 1e-12,
+                         max_iter: int = 100) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Logistic regressions on subsets of one pool of rows, by Newton–CG, all at once.
+
+    The same objective and stopping rule as :func:`fit_logistic_batch`; problem i is the
+    rows of ``X`` where ``masks[i]`` is true (e.g. RNSB's subsamples of one attribute pair).
+    Sharing the rows turns each problem's matrix-vector products into one matrix-matrix
+    product over the pool for all of them (about 3x faster than separate ones), which pays
+    off when the subsets are long: use it when they hold many more words than features.
+
+    Parameters
+    ----------
+    X : ndarray, shape (N, d)
+    y : ndarray, shape (N,), values 0 and 1
+    masks : ndarray of bool, shape (B, N)
+
+    Returns
+    -------
+    coefs (B, d), intercepts (B,), gradients (B,): as :func:`fit_logistic_batch`.
+    """
+    from threadpoolctl import threadpool_limits
+
+    X = np.asarray(X, dtype=np.float64)
+    weights = np.asarray(masks, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    F = np.hstack([X, np.ones((len(X), 1))])
+    k = F.shape[1]
+    n = weights.sum(axis=1)
+    pen = np.r_[np.full(k - 1, 1.0 / C), 0.0]
+    theta = np.zeros((len(weights), k))
+    with threadpool_limits(limits=1):
+        precond = 1.0 / (0.25 * weights @ F**2 + pen)
+        active = np.arange(len(weights))
+        for _ in range(max_iter):
+            th, wa = theta[active], weights[active]
+            eta = th @ F.T
+            p = expit(eta)
+            grad = (wa * (p - y)) @ F + pen * th
+            done = np.linalg.norm(grad, axis=1) / n[active] <= tol
+            if done.all():
+                break
+            keep = ~done
+            active, th, wa, eta, p, grad = (a[keep] for a in (active, th, wa, eta, p, grad))
+            s = wa * p * (1 - p)
+
+            def hess_vec(q: np.ndarray, s: np.ndarray = s) -> np.ndarray:
+                return ((q @ F.T) * s) @ F + pen * q
+
+            step = _cg_steps(hess_vec, grad, precond[active], n[active])
+            t = _line_search(eta, np.broadcast_to(y, eta.shape), th, step, grad, step @ F.T, pen, wa)
+            theta[active] = th + t[:, None] * step
+        w, b = theta[:, :-1], theta[:, -1]
+        residual = weights * (expit(w @ X.T + b[:, None]) - y)
+        gw = residual @ X + w / C
+        gradients = np.maximum(np.abs(gw).max(axis=1), np.abs(residual.sum(axis=1))) / n
+    return w.copy(), b.copy(), gradients

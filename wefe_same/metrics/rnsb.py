@@ -19,7 +19,6 @@ the value is NaN with the reason.
 from __future__ import annotations
 
 import hashlib
-import itertools
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,7 +27,7 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import entropy
 
-from wefe_same.metrics.logistic import fit_logistic_batch
+from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
 from wefe_same.validation import check_int, check_number
 
@@ -107,15 +106,15 @@ def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float
 
 
 def _subsamples(A1: np.ndarray, A2: np.ndarray, n_iterations: int, train_fraction: float,
-                rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The training sets of the A1-vs-A2 classifiers (``A1``, ``A2`` in canonical row order):
-    per iteration, a seeded ``train_fraction`` of each set without replacement."""
-    problems = []
-    for _ in range(n_iterations):
-        picks = [rng.choice(len(A), max(1, round(train_fraction * len(A))), replace=False) for A in (A1, A2)]
-        problems.append((np.vstack([A1[picks[0]], A2[picks[1]]]),
-                         np.r_[np.zeros(len(picks[0])), np.ones(len(picks[1]))]))
-    return problems
+                rng: np.random.Generator) -> np.ndarray:
+    """Which rows of ``vstack([A1, A2])`` (``A1``, ``A2`` in canonical row order) each
+    classifier trains on, shape (n_iterations, m1 + m2): per iteration, a seeded
+    ``train_fraction`` of each set without replacement (at least one word), A1's first."""
+    masks = np.zeros((n_iterations, len(A1) + len(A2)), dtype=bool)
+    for i in range(n_iterations):
+        masks[i, rng.choice(len(A1), max(1, round(train_fraction * len(A1))), replace=False)] = True
+        masks[i, len(A1) + rng.choice(len(A2), max(1, round(train_fraction * len(A2))), replace=False)] = True
+    return masks
 
 
 #: (A1, A2, n_iterations, train_fraction, random_state) of one attribute pair.
@@ -125,15 +124,35 @@ Request = tuple[np.ndarray, np.ndarray, int, float, int | np.integer | np.random
 def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Coefficients (n_iterations, d), intercepts and the largest final gradient of the
     A1-vs-A2 logistic regressions of every request (A1, A2, n_iterations, train_fraction,
-    random_state), all solved in one batch."""
-    problems, sizes = [], []
+    random_state). Pairs with many more training words than dimensions (a sentiment
+    lexicon) are solved as subsets of their pair's rows; all others in one batch."""
+    fits: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
+    problems: list[tuple[np.ndarray, np.ndarray]] = []
     for A1, A2, n_iterations, train_fraction, random_state in requests:
-        problems += _subsamples(_canonical(A1), _canonical(A2), n_iterations, train_fraction,
-                                np.random.default_rng(random_state))
-        sizes.append(n_iterations)
-    coefs, intercepts, gradients = fit_logistic_batch(problems, C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER)
-    bounds = np.cumsum([0, *sizes])
-    return [(coefs[a:z], intercepts[a:z], float(gradients[a:z].max())) for a, z in itertools.pairwise(bounds)]
+        X = np.vstack([_canonical(A1), _canonical(A2)])
+        y = np.r_[np.zeros(len(A1)), np.ones(len(A2))]
+        masks = _subsamples(X[:len(A1)], X[len(A1):], n_iterations, train_fraction,
+                            np.random.default_rng(random_state))
+        if masks[0].sum() > 2 * (X.shape[1] + 1):
+            fits.append(fit_logistic_subsets(X, y, masks, C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER))
+        else:
+            fits.append(None)
+            problems += [(X[m], y[m]) for m in masks]
+    # One batch per dimension (a model's calls share one; prefit may be handed several).
+    solved: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for d in {X.shape[1] for X, _ in problems}:
+        solved[d] = fit_logistic_batch([p for p in problems if p[0].shape[1] == d],
+                                       C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER)
+    out, start = [], dict.fromkeys(solved, 0)
+    for (A1, _, n_iterations, _, _), fit in zip(requests, fits):
+        if fit is None:
+            d, i = A1.shape[1], start[A1.shape[1]]
+            coefs, intercepts, gradients = (part[i:i + n_iterations] for part in solved[d])
+            start[d] += n_iterations
+        else:
+            coefs, intercepts, gradients = fit
+        out.append((coefs, intercepts, float(gradients.max())))
+    return out
 
 
 def _key(A1, A2, n_iterations, train_fraction, random_state) -> tuple:
