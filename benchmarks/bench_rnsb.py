@@ -1,6 +1,6 @@
 """RNSB's classifier training: scikit-learn one fit at a time against the batched solve.
 
-    python benchmarks/bench_rnsb.py --previous DIR [--repeats R] [--models SPEC ...]
+    python benchmarks/bench_rnsb.py --previous DIR [--repeats R] [--models SPEC ...] [--quick]
 
 Ranks the models (default: every installed catalog model and its variants, as
 ``wefe-same rank``) with the default queries and RNSB only, recording every RNSB call
@@ -14,6 +14,7 @@ those calls, in turn (previous, this, previous, this, …; both sides see the sa
 
 Both start each repeat with an empty classifier cache. Prints wall and CPU seconds
 (medians), the number of fits and the largest difference between the two sides' values.
+``--quick``: glove-6b-50d only, one repeat.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from _common import header  # noqa: E402
 
 from wefe_same.metrics import registry  # noqa: E402
 from wefe_same.metrics import rnsb as current  # noqa: E402
@@ -92,7 +95,11 @@ def main() -> None:
     ap.add_argument("--previous", type=Path, required=True, help="an older checkout (its metrics/rnsb.py)")
     ap.add_argument("--repeats", type=int, default=3, help="timings of each side (default: 3)")
     ap.add_argument("--models", nargs="+", help="model specs (default: as wefe-same rank)")
+    ap.add_argument("--quick", action="store_true", help="glove-6b-50d only, one repeat")
     args = ap.parse_args()
+    if args.quick:
+        args.models, args.repeats = ["glove-6b-50d"], 1
+    header("RNSB's logistic fits: the previous rnsb.py (scikit-learn) against the batched solve")
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     calls = record_calls(args.models)
     n_calls = sum(len(c) for c in calls.values())
