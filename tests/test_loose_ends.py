@@ -95,24 +95,6 @@ def test_rnsb_flags_a_fit_that_misses_the_optimum(monkeypatch):
     assert set(res.details) == {"kl_std", "n_iterations"}
 
 
-def test_a_solver_that_falls_short_hands_over_to_the_next(monkeypatch):
-    A1, A2 = attribute_sets(np.random.default_rng(7), 40, 50, 10, 0.5)
-    X, y = np.vstack([A1, A2]), np.r_[np.zeros(40), np.ones(50)]
-    real = rnsb_module._fit_with
-    calls = []
-
-    def first_stops_early(solver, X, y):
-        calls.append(solver)
-        w, b = real(solver, X, y)
-        return (w * 0.999, b) if solver == rnsb_module.SOLVERS[0] else (w, b)
-
-    monkeypatch.setattr(rnsb_module, "_fit_with", first_stops_early)
-    w, b, gradient = fit_logistic(X, y)
-    assert calls == list(rnsb_module.SOLVERS) and gradient <= rnsb_module.GRADIENT_TOL
-    w_ref, b_ref = reference_fit(X, y)
-    np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-8)
-
-
 def test_rnsb_same_bytes_across_runs_word_orders_and_the_cache():
     rng = np.random.default_rng(4)
     A1, A2 = attribute_sets(rng, 200, 300, 20, 0.4)

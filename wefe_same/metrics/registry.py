@@ -23,6 +23,7 @@ from wefe_same.metrics.mac import mac
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.ripa import ripa
 from wefe_same.metrics.rnd import rnd
+from wefe_same.metrics.rnsb import prefit as rnsb_prefit
 from wefe_same.metrics.rnsb import rnsb
 from wefe_same.metrics.same import same, same_skew, same_stereotype
 from wefe_same.metrics.weat import weat
@@ -129,6 +130,10 @@ class MetricSpec:
         Detail keys shown as columns of their own in ``details.csv`` (the permutation
         test's ``p_value``, ``n_splits``, ``p_method`` for WEAT and WEAT-ES); the other
         details go to its JSON column.
+    prefit : callable or None
+        Called with [(targets, attributes, options, random_state), …] of many subqueries of
+        one model before they are computed one by one, to share work between them (RNSB:
+        all their classifiers in one batched solve); it may not change any result.
     pair_keyed : bool
         Details and ``word_values`` have keys ``"signed_i_j"`` / ``"pair_i_j"`` indexed by
         pairs i < j of target sets (SAME, SAME-skew, SAME-stereotype), which tables
@@ -152,6 +157,8 @@ class MetricSpec:
     option_checks: Mapping[str, OptionCheck] = field(default_factory=dict, hash=False, compare=False)
     promoted_details: tuple[str, ...] = ()
     pair_keyed: bool = False
+    prefit: Callable[[list[tuple[Arrays, Arrays, Mapping[str, Any], int | None]]], Any] | None = field(
+        default=None, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "option_checks", MappingProxyType(dict(self.option_checks)))
@@ -227,6 +234,7 @@ METRICS: dict[str, MetricSpec] = {
             name="RNSB", func=rnsb,
             call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
             template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
+            prefit=rnsb_prefit,
             option_checks={"n_iterations": integer(1), "train_fraction": number(0, 1, low_open=True)},
             formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
             reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",

@@ -8,30 +8,30 @@ objective — L2 penalty, C = 1, an unpenalised intercept —
 but solved to its optimum (``tol`` 1e-12) instead of stopping at sklearn's default
 tolerance, which leaves the fit 0.06–0.46 % short of the optimum and makes RNSB depend
 on the solver. The objective is strictly convex, so its optimum is unique and RNSB is a
-function of the data and the seeded subsamples only. Every fit is checked independently:
-the largest entry of the gradient of the mean penalised loss must be at most
-``GRADIENT_TOL``; the fit falls back to the next solver of ``SOLVERS`` when it is not,
-and the value is NaN with the reason when no solver gets there.
+function of the data and the seeded subsamples only. The fits are not scikit-learn's
+calls but one batched Newton solve of all of them (:mod:`wefe_same.metrics.logistic`,
+checked against scikit-learn in the tests): :func:`prefit` trains the classifiers of
+all of a model's subqueries at once. Every fit is checked independently: the largest
+entry of the gradient of the mean penalised loss must be at most ``GRADIENT_TOL``, or
+the value is NaN with the reason.
 """
 
 from __future__ import annotations
 
 import hashlib
-import warnings
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 from scipy.stats import entropy
 
+from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
 from wefe_same.validation import check_int, check_number
 
-#: Solvers tried in turn until a fit passes the gradient check: Newton–CG (Hessian-vector
-#: products, the fastest here: 2x newton-cholesky on a 6 000-word lexicon in 300 dimensions),
-#: then Newton's method with Cholesky solves.
-SOLVERS = ("newton-cg", "newton-cholesky")
-#: sklearn's stopping rule: max |∇| of its mean loss at most this.
+#: The solvers' stopping rule (scikit-learn's ``tol``): the gradient of the mean loss at most this.
 SOLVER_TOL = 1e-12
 #: Newton iterations allowed; a fit needs 5–10 from a zero start.
 SOLVER_MAX_ITER = 100
@@ -43,7 +43,7 @@ C = 1.0
 #: Trained classifiers by (attribute vectors, settings): a ranking run scores many target
 #: sets against the same attribute pair (e.g. a sentiment lexicon), and the training (with
 #: the canonical sort before it) is the expensive part. Keyed by the bytes of the vectors,
-#: so the cache can never change a result.
+#: so the cache can never change a result. :func:`prefit` fills it for many pairs at once.
 _CLASSIFIERS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, float]] = OrderedDict()
 _CACHE_SIZE = 64
 
@@ -94,69 +94,116 @@ def penalised_gradient(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) ->
     return np.r_[X.T @ residual + w / C, residual.sum()] / len(y)
 
 
-def _fit_with(solver: str, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
-    from sklearn.linear_model import LogisticRegression
-
-    with warnings.catch_warnings():
-        # The independent gradient check decides whether a fit reached the optimum.
-        warnings.simplefilter("ignore")
-        clf = LogisticRegression(C=C, solver=solver, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER).fit(X, y)
-    return clf.coef_[0].astype(np.float64), float(clf.intercept_[0])
-
-
 def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float]:
     """sklearn's default L2 logistic regression (C = 1), solved to the optimum.
 
     Returns the coefficients (d,), the intercept and max |∇| of the mean penalised loss
-    at them (see :func:`penalised_gradient`); convergence is judged by that value, not by
-    a solver's own report, and the next solver of ``SOLVERS`` runs when it is above
-    ``GRADIENT_TOL``.
+    at them (see :func:`penalised_gradient`); convergence is judged by that value.
+    One problem of :func:`~wefe_same.metrics.logistic.fit_logistic_batch`.
     """
-    fits = []
-    for solver in SOLVERS:
-        w, b = _fit_with(solver, X, y)
-        fits.append((w, b, float(np.abs(penalised_gradient(X, y, w, b)).max())))
-        if fits[-1][2] <= GRADIENT_TOL:
-            break
-    return min(fits, key=lambda fit: fit[2])
+    coefs, intercepts, gradients = fit_logistic_batch([(X, y)], C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER)
+    return coefs[0], float(intercepts[0]), float(gradients[0])
 
 
-def _train(A1: np.ndarray, A2: np.ndarray, n_iterations: int, train_fraction: float,
-           rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, float]:
+def _subsamples(A1: np.ndarray, A2: np.ndarray, n_iterations: int, train_fraction: float,
+                rng: np.random.Generator) -> np.ndarray:
+    """Which rows of ``vstack([A1, A2])`` (``A1``, ``A2`` in canonical row order) each
+    classifier trains on, shape (n_iterations, m1 + m2): per iteration, a seeded
+    ``train_fraction`` of each set without replacement (at least one word), A1's first."""
+    masks = np.zeros((n_iterations, len(A1) + len(A2)), dtype=bool)
+    for i in range(n_iterations):
+        masks[i, rng.choice(len(A1), max(1, round(train_fraction * len(A1))), replace=False)] = True
+        masks[i, len(A1) + rng.choice(len(A2), max(1, round(train_fraction * len(A2))), replace=False)] = True
+    return masks
+
+
+#: (A1, A2, n_iterations, train_fraction, random_state) of one attribute pair.
+Request = tuple[np.ndarray, np.ndarray, int, float, int | np.integer | np.random.Generator | None]
+
+
+def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Coefficients (n_iterations, d), intercepts and the largest final gradient of the
-    A1-vs-A2 logistic regressions; ``A1`` and ``A2`` in canonical row order."""
-    from threadpoolctl import threadpool_limits
+    A1-vs-A2 logistic regressions of every request (A1, A2, n_iterations, train_fraction,
+    random_state). Pairs with many more training words than dimensions (a sentiment
+    lexicon) are solved as subsets of their pair's rows; all others in one batch."""
+    fits: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
+    problems: list[tuple[np.ndarray, np.ndarray]] = []
+    for A1, A2, n_iterations, train_fraction, random_state in requests:
+        X = np.vstack([_canonical(A1), _canonical(A2)])
+        y = np.r_[np.zeros(len(A1)), np.ones(len(A2))]
+        masks = _subsamples(X[:len(A1)], X[len(A1):], n_iterations, train_fraction,
+                            np.random.default_rng(random_state))
+        if masks[0].sum() > 2 * (X.shape[1] + 1):
+            fits.append(fit_logistic_subsets(X, y, masks, C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER))
+        else:
+            fits.append(None)
+            problems += [(X[m], y[m]) for m in masks]
+    # One batch per dimension (a model's calls share one; prefit may be handed several).
+    solved: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+    for d in {X.shape[1] for X, _ in problems}:
+        solved[d] = fit_logistic_batch([p for p in problems if p[0].shape[1] == d],
+                                       C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER)
+    out, start = [], dict.fromkeys(solved, 0)
+    for (A1, _, n_iterations, _, _), fit in zip(requests, fits):
+        if fit is None:
+            d, i = A1.shape[1], start[A1.shape[1]]
+            coefs, intercepts, gradients = (part[i:i + n_iterations] for part in solved[d])
+            start[d] += n_iterations
+        else:
+            coefs, intercepts, gradients = fit
+        out.append((coefs, intercepts, float(gradients.max())))
+    return out
 
-    coefs, intercepts, gradient = [], [], 0.0
-    # One thread: these products are small, and extra BLAS/OpenMP threads only contend
-    # for the cores (the default run's RNSB took 42 s instead of 5 s on a busy 2-core
-    # machine); the rounding of a reduction then never depends on the thread count either.
-    with threadpool_limits(limits=1):
-        for _ in range(n_iterations):
-            picks = [rng.choice(len(A), max(1, round(train_fraction * len(A))), replace=False) for A in (A1, A2)]
-            X = np.vstack([A1[picks[0]], A2[picks[1]]])
-            y = np.r_[np.zeros(len(picks[0])), np.ones(len(picks[1]))]
-            w, b, g = fit_logistic(X, y)
-            coefs.append(w)
-            intercepts.append(b)
-            gradient = max(gradient, g)
-    return np.array(coefs), np.array(intercepts), gradient
+
+def _key(A1, A2, n_iterations, train_fraction, random_state) -> tuple:
+    # Keyed by the bytes as given: a hit skips the canonical sort as well as the training.
+    # The same rows in another order miss, then train on the same canonical rows: equal bytes.
+    return (_digest(A1), _digest(A2), A1.shape, A2.shape, n_iterations, train_fraction, int(random_state))
+
+
+def _store(key: tuple, classifiers: tuple[np.ndarray, np.ndarray, float]) -> None:
+    _CLASSIFIERS[key] = classifiers
+    _CLASSIFIERS.move_to_end(key)
+    if len(_CLASSIFIERS) > _CACHE_SIZE:
+        _CLASSIFIERS.popitem(last=False)
 
 
 def _classifiers(A1, A2, n_iterations, train_fraction, random_state):
     if not isinstance(random_state, (int, np.integer)):
-        return _train(_canonical(A1), _canonical(A2), n_iterations, train_fraction,
-                      np.random.default_rng(random_state))
-    # Keyed by the bytes as given: a hit skips the canonical sort as well as the training.
-    # The same rows in another order miss, then train on the same canonical rows: equal bytes.
-    key = (_digest(A1), _digest(A2), A1.shape, A2.shape, n_iterations, train_fraction, int(random_state))
+        return _train([(A1, A2, n_iterations, train_fraction, random_state)])[0]
+    key = _key(A1, A2, n_iterations, train_fraction, random_state)
     if key not in _CLASSIFIERS:
-        _CLASSIFIERS[key] = _train(_canonical(A1), _canonical(A2), n_iterations, train_fraction,
-                                   np.random.default_rng(random_state))
-        if len(_CLASSIFIERS) > _CACHE_SIZE:
-            _CLASSIFIERS.popitem(last=False)
+        _store(key, _train([(A1, A2, n_iterations, train_fraction, random_state)])[0])
     _CLASSIFIERS.move_to_end(key)
     return _CLASSIFIERS[key]
+
+
+def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Mapping[str, Any], object]]) -> int:
+    """Train the classifiers of many RNSB calls in one batched solve, into the cache.
+
+    ``calls`` holds (targets, attributes, options, random_state) as
+    :meth:`~wefe_same.metrics.registry.MetricSpec.compute` receives them; the later
+    :func:`rnsb` calls then find their classifiers trained. The same classifiers (bytes)
+    as one call at a time: each pair's subsamples come from its own seed. Calls without an
+    integer seed, with invalid options or more pairs than the cache holds are left to
+    :func:`rnsb`. Returns the number of attribute pairs trained.
+    """
+    requests: dict[tuple, Request] = {}
+    for _targets, attributes, options, random_state in calls:
+        n_iterations, train_fraction = options.get("n_iterations", 10), options.get("train_fraction", 0.8)
+        if (not isinstance(random_state, (int, np.integer)) or len(attributes) != 2
+                or not isinstance(n_iterations, (int, np.integer)) or n_iterations < 1
+                or not isinstance(train_fraction, (int, float)) or not 0 < train_fraction <= 1):
+            continue
+        A1, A2 = attributes
+        request = (A1, A2, int(n_iterations), float(train_fraction), int(random_state))
+        key = _key(*request)
+        if key not in _CLASSIFIERS:
+            requests.setdefault(key, request)
+    todo = list(requests.items())[:_CACHE_SIZE]
+    for (key, _), classifiers in zip(todo, _train([request for _, request in todo]) if todo else []):
+        _store(key, classifiers)
+    return len(todo)
 
 
 def rnsb(
@@ -173,7 +220,8 @@ def rnsb(
     A logistic regression learns A1 (class 0) against A2 (class 1); each iteration trains
     on a seeded, stratified ``train_fraction`` of the attribute words. The value is the
     mean KL over iterations; 0 means every target word is equally associated with A2.
-    Each regression is sklearn's default (L2, C = 1, as in WEFE) solved to its optimum;
+    Each regression is sklearn's default (L2, C = 1, as in WEFE) solved to its optimum
+    (:func:`~wefe_same.metrics.logistic.fit_logistic_batch`);
     a fit whose gradient is not below ``GRADIENT_TOL`` makes the value NaN with the reason.
 
     Parameters

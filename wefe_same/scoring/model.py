@@ -204,12 +204,25 @@ def _random_state(plan: ScoringPlan, spec: MetricSpec, sub: Subquery) -> int | N
     return stream_seed(plan.seed, spec.random_stream or spec.name, key)
 
 
-def _compute(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, sub: Subquery, options: Mapping[str, Any],
-             words_of: WordsOf | None = None) -> tuple[Prepared, MetricResult]:
-    prep = prepare(table, sub.query, spec, plan.missing_threshold, words_of)
-    if prep.reason:
-        return prep, MetricResult.undefined(prep.reason, {})
-    return prep, spec.compute(prep.targets, prep.attributes, options, _random_state(plan, spec, sub))
+#: Subqueries prepared (and handed to the metric's ``prefit``) at a time: bounds the words
+#: held at once, and stays within RNSB's classifier cache (64 attribute pairs).
+PREFIT_CHUNK = 32
+
+
+def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
+                 options: Mapping[str, Any], words_of: WordsOf | None = None) -> list[tuple[Prepared, MetricResult]]:
+    """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
+    one batched solve) sees each chunk of them first."""
+    out = []
+    for start in range(0, len(subqueries), PREFIT_CHUNK):
+        chunk = subqueries[start:start + PREFIT_CHUNK]
+        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of) for sub in chunk]
+        seeds = [_random_state(plan, spec, sub) for sub in chunk]
+        if spec.prefit is not None:
+            spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, seeds) if not p.reason])
+        out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
+                 else spec.compute(p.targets, p.attributes, options, seed)) for p, seed in zip(preps, seeds)]
+    return out
 
 
 def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
@@ -219,8 +232,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     word_frames: list[pd.DataFrame] = []
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
-        for sub in subqueries:
-            prep, result = _compute(table, plan, spec, sub, options)
+        for sub, (prep, result) in zip(subqueries, _compute_all(table, plan, spec, subqueries, options)):
             names = [t.name for t in sub.query.targets]
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
@@ -286,7 +298,8 @@ def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[s
         subqueries = plan.subqueries[k][1]
         for b, draw in enumerate(draws):
             words_of = draw.get(spec.name, draw.get(None, {}))
-            values = {sub.column: _compute(table, plan, spec, sub, options, words_of)[1].value for sub in subqueries}
+            computed = _compute_all(table, plan, spec, subqueries, options, words_of)
+            values = {sub.column: result.value for sub, (_, result) in zip(subqueries, computed)}
             frame = pd.DataFrame([values], index=[table.model])
             agg = aggregate(frame, spec, plan.column_sets[spec.name], plan.weights[spec.name],
                             nan_policy=plan.nan_policy)
