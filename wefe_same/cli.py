@@ -192,6 +192,10 @@ def _cmd_models(args: argparse.Namespace) -> int:
         print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
     print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
           "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]; NAME=SPEC renames.")
+    print("Variants of any static model on request (options and their defaults in brackets, all optional):")
+    for suffix, text in VARIANT_DESCRIPTIONS.items():
+        if "[" in suffix:
+            print(f"  SPEC{suffix}\n      {text}")
     return 0
 
 
