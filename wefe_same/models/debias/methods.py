@@ -1,6 +1,6 @@
 """The variants ``SPEC+double-hard-debias``, ``SPEC+hsr-debias`` and ``SPEC+ran-debias``, each
 with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi.toml``,
-``queries/debias_methods.toml``), default parameters (the latter file) and option checks.
+``queries/debiasing.toml``), default parameters (the latter file) and option checks.
 
 >>> parse_options("words=500, components=3")
 {'words': '500', 'components': '3'}
@@ -62,12 +62,12 @@ def _convert(suffix: str, key: str, value: str) -> Any:
 
 
 def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
-    """The defaults of ``queries/debias_methods.toml`` updated by the spec's ``options``.
+    """The defaults of ``queries/debiasing.toml`` updated by the spec's ``options``.
 
     >>> method_parameters("+hsr-debias", "alpha=10")
     {'alpha': 10.0}
     """
-    (lists,) = load_queries("debias_methods")
+    (lists,) = load_queries("debiasing")
     stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
     defaults = dict(w.split("=", 1) for w in lists.word_set(f"{stem}_parameters").words)
     return {k: _convert(suffix, k, v) for k, v in {**defaults, **parse_options(options)}.items()}
@@ -83,10 +83,10 @@ def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[st
 
 
 def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
-    """Wang et al. 2020 double-hard debias with the lists of bolukbasi.toml and debias_methods.toml."""
+    """Wang et al. 2020 double-hard debias with the lists of bolukbasi.toml and debiasing.toml."""
     p = method_parameters(DOUBLE_HARD_SUFFIX, options)
     definitional, equalize, specific = _bolukbasi()
-    (lists,) = load_queries("debias_methods")
+    (lists,) = load_queries("debiasing")
     a, b = lists.word_set("double_hard_representation").words
     return DoubleHardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize,
                                     gender_specific=specific, representation=(a, b), words=p["words"],
