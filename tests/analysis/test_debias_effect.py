@@ -75,3 +75,15 @@ def test_no_pair_no_table(tmp_path, toy_query):
     result = rank([random_source("a", 1), random_source("b", 2)], queries=[toy_query], metrics=["WEAT"])
     assert result.debias_effect is None and "debias_effect" not in result.extra
     assert debias_pairs(["a+hard-debias", "b"]) == []
+
+
+def test_report_shows_the_effect_from_memory_and_from_the_folder(tmp_path, toy_query):
+    from wefe_same.output.report_html import rebuild_report
+
+    _, folder = _run(tmp_path, toy_query)
+    first = (folder / "report.html").read_text(encoding="utf-8")
+    rebuilt, _ = rebuild_report(folder)
+    for page in (first, rebuilt.read_text(encoding="utf-8")):
+        assert '<section id="debias">' in page
+        assert "toy+hsr-debias vs toy:" in page and "toy+hard-debias[x=1] vs toy:" in page
+
