@@ -53,6 +53,7 @@ def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
         assert (s.reduced, s.increased, s.undefined, s.metrics) == (
             counts.get("reduced", 0), counts.get("increased", 0), counts.get("undefined", 0), len(METRICS))
     assert (effect["effect"] == "undefined").sum() == 2  # ECT
+    assert (folder / "figures" / "debias_effect.png").is_file()
 
 
 def test_paired_interval_is_the_difference_of_the_same_draws(tmp_path, toy_query):
