@@ -8,8 +8,8 @@ import pytest
 
 from wefe_same import export_vectors, load_model
 from wefe_same.cli import main
+from wefe_same.errors import ExportError
 from wefe_same.models.debias import HardDebiasedSource
-from wefe_same.output.export import ExportError
 
 SPEC = "glove-6b-50d+hard-debias"
 

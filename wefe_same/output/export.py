@@ -14,11 +14,9 @@ from pathlib import Path
 
 import numpy as np
 
-from wefe_same.errors import WefeSameError
+from wefe_same.errors import ExportError, OutputError
 
-
-class ExportError(WefeSameError, ValueError):
-    """The words file or the destination of an export cannot be used."""
+__all__ = ["ExportError", "OutputError", "check_destination", "read_words", "write_word2vec_text"]
 
 
 def read_words(path: Path) -> list[str]:
@@ -43,11 +41,11 @@ def read_words(path: Path) -> list[str]:
 def check_destination(out: Path, *, force: bool) -> None:
     """Refuse a destination that exists (unless ``force`` and it is a file) or whose folder is missing."""
     if out.is_dir():
-        raise ExportError(f"{out}: is a directory; give a file name")
+        raise OutputError(f"{out}: is a directory; give a file name")
     if out.exists() and not force:
-        raise ExportError(f"{out}: already exists; not overwritten (use --force / force=True to replace it)")
+        raise OutputError(f"{out}: already exists; not overwritten (use --force / force=True to replace it)")
     if not out.parent.is_dir():
-        raise ExportError(f"{out.parent}: no such folder")
+        raise OutputError(f"{out.parent}: no such folder")
 
 
 def write_word2vec_text(out: Path, words: Iterable[str], vectors: Mapping[str, np.ndarray], *,
