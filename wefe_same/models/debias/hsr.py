@@ -3,7 +3,7 @@
 The gender-definition words' vectors, as the columns of V_d (d × m), "explain" the part of
 every other word's vector that gender confounds. Ridge regression across the d
 coordinates predicts each non-definition vector v from the columns of V_d, and that
-prediction is subtracted (Yang & Feng 2020, eqs. 3–4):
+prediction is subtracted (Yang & Feng 2020, the half-sibling regression step):
 
     W = (V_dᵀ V_d + α I)⁻¹ V_dᵀ V_n,   V̂_n = V_n − V_d W.
 
