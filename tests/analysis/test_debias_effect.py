@@ -29,7 +29,7 @@ def _run(tmp_path, toy_query, **options):
 
 
 def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
-    result, folder = _run(tmp_path, toy_query, bootstrap_words=30, seed=5)
+    result, folder = _run(tmp_path, toy_query, bootstrap_words=10, seed=5)
     effect = pd.read_csv(folder / "debias_effect.csv")
     aggregates = pd.read_csv(folder / "aggregates.csv", index_col=0)
     rankings = pd.read_csv(folder / "rankings.csv", index_col=0)
