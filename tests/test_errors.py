@@ -10,6 +10,7 @@ from wefe_same import errors
 from wefe_same.errors import (
     CacheError,
     ExecutorError,
+    ExportError,
     ExternalError,
     MetricError,
     ModelError,
@@ -25,7 +26,7 @@ from wefe_same.validation import InvalidParameterError
 PACKAGE = Path(__file__).resolve().parents[1] / "wefe_same"
 #: Where public exception classes may be defined.
 HOMES = {PACKAGE / "errors.py", PACKAGE / "validation.py"}
-BAD_ARGUMENT = (InvalidParameterError, QueryError, MetricError, QualityError, ExternalError)
+BAD_ARGUMENT = (InvalidParameterError, QueryError, MetricError, QualityError, ExternalError, ExportError)
 #: Failures of the world outside the arguments: files, folders, executors.
 NOT_ARGUMENTS = (ModelError, OutputError, CacheError, ExecutorError)
 

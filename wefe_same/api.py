@@ -119,3 +119,60 @@ def rank(
     """
     # The parameters are RankConfig's fields, in order (tests/run/test_plan.py keeps them equal).
     return pipeline.run(RankConfig(**locals()))
+
+
+def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwords: bool = True,
+               templates: Sequence[str] | str = (), trust_pickle: bool = False,
+               allow_download: bool = False) -> ModelSource:
+    """The model ``spec`` as a ranking run sees it, to inspect or save its vectors.
+
+    ``spec`` is anything :func:`rank` takes as a model: a catalog name, a path,
+    ``FORMAT:PATH``, an encoder, and any variant (``glove-6b-50d+hard-debias``,
+    ``glove-6b-50d+ran-debias[epochs=100]``). Nothing is read until the first lookup.
+
+    Returns
+    -------
+    ModelSource
+        ``lookup(words)`` returns {word: vector (d,)} for the words the model knows, as the
+        run's lookup pass receives them (before casing fallbacks and unit-normalising,
+        which the run does next); ``describe()`` its provenance; ``identity()`` its cache key.
+
+    >>> model = load_model("glove-6b-50d+hsr-debias")
+    >>> sorted(model.lookup(["nurse", "qwxzv"])), model.lookup(["nurse"])["nurse"].shape
+    (['nurse'], (50,))
+    """
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.specs import LoadOptions
+    from wefe_same.run.choices import UNICODE_ERRORS
+    from wefe_same.validation import check_bool, check_choice
+
+    func = "load_model"
+    options = LoadOptions(
+        trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
+        unicode_errors=check_choice(unicode_errors, "unicode_errors", func, UNICODE_ERRORS),
+        subwords=check_bool(subwords, "subwords", func),
+        templates=(templates,) if isinstance(templates, str) else tuple(templates),
+        allow_download=check_bool(allow_download, "allow_download", func))
+    return resolve_model(spec, options)
+
+
+def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, out: str | Path, *,
+                   force: bool = False, **load: Any) -> tuple[int, list[str]]:
+    """Write the vectors of ``words`` (a list, or a file with one word a line) as word2vec text.
+
+    The file is written beside ``out`` and renamed into place; an existing ``out`` is
+    replaced only with ``force=True``. ``load`` takes :func:`load_model`'s options.
+
+    Returns
+    -------
+    (written, missing) : int and list of str
+        How many words were written, and the words the model does not know (left out).
+    """
+    from wefe_same.output.export import check_destination, read_words, write_word2vec_text
+
+    wanted = read_words(Path(words)) if isinstance(words, (str, Path)) else list(dict.fromkeys(words))
+    check_destination(Path(out), force=force)  # before any model is read
+    found = load_model(spec, **load).lookup(wanted)
+    written = write_word2vec_text(Path(out), wanted, found, force=force)
+    return written, [w for w in wanted if w not in found]
+

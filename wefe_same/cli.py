@@ -1,4 +1,4 @@
-"""``wefe-same``: rank models, list the catalog, the metrics and the bundled queries.
+"""``wefe-same``: rank models, list the catalog, the metrics and the bundled queries, export vectors.
 
 Bad input prints one line naming the culprit and exits with code 2, no traceback.
 """
@@ -170,6 +170,21 @@ def _cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_export(args: argparse.Namespace) -> int:
+    import warnings
+
+    from wefe_same.api import export_vectors
+    from wefe_same.errors import WefeSameWarning, short_list
+
+    written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force,
+                                      **_load_options(args))
+    if missing:
+        warnings.warn(f"model {args.spec!r} lacks {len(missing)} of the words (left out): "
+                      f"{short_list(missing)}", WefeSameWarning, stacklevel=1)
+    print(f"Wrote {written} vectors to {args.out}")
+    return 0
+
+
 def _cmd_models(args: argparse.Namespace) -> int:
     from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
     from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
@@ -192,6 +207,10 @@ def _cmd_models(args: argparse.Namespace) -> int:
         print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
     print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
           "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]; NAME=SPEC renames.")
+    print("Variants of any static model on request (options and their defaults in brackets, all optional):")
+    for suffix, text in VARIANT_DESCRIPTIONS.items():
+        if "[" in suffix:
+            print(f"  SPEC{suffix}\n      {text}")
     return 0
 
 
@@ -217,6 +236,10 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", nargs="+", metavar="SPEC",
                    help="catalog names, paths, gensim-data:NAME, sbert:PATH, hf:PATH "
                         "(default: every installed catalog model and its variants)")
+    _add_load_options(p)
+
+
+def _add_load_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--template", dest="templates", action="append", default=[], metavar="SENTENCE",
                    help='encoders: encode each word in this sentence, e.g. "This is a {word}." '
                         "(repeatable: the mean over templates)")
@@ -317,6 +340,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("report", help="rebuild report.html of a results folder from its tables")
     p.add_argument("results", metavar="RESULTS_DIR", help="a results folder written by `wefe-same rank`")
     p.set_defaults(run=_cmd_report)
+
+    p = sub.add_parser("export", help="write the vectors of some words of a model (any variant) as word2vec text")
+    p.add_argument("spec", metavar="SPEC", help="a model spec, e.g. glove-6b-50d+hsr-debias")
+    p.add_argument("--words", required=True, metavar="FILE", help="one word per line (UTF-8)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the word2vec text file to write")
+    p.add_argument("--force", action="store_true", help="replace --out if it exists")
+    _add_load_options(p)
+    p.set_defaults(run=_cmd_export)
 
     sub.add_parser("models", help="list the built-in catalog and gensim-data names").set_defaults(run=_cmd_models)
     sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)

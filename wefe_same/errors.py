@@ -48,6 +48,10 @@ class OutputError(WefeSameError):
     """The output location cannot be written without touching files the tool did not write."""
 
 
+class ExportError(WefeSameError, ValueError):
+    """The words file of ``wefe-same export`` cannot be used (its destination: :class:`OutputError`)."""
+
+
 class CacheError(WefeSameError):
     """The cache directory cannot be used."""
 

@@ -71,6 +71,13 @@ class RankResult:
         With more than one metric: the overall ranking by the mean of normalised
         aggregates, by Borda count and by the median rank, and how far these agree
         (Kendall's tau); None otherwise.
+    debias_effect, debias_summary : DataFrame or None
+        When the run holds a model and a debiased variant of it (``M`` and ``M+hard-debias``,
+        ``M+ran-debias``, …): one row per (base, variant, metric) with both overall
+        aggregates, their difference, relative change and rank change, and whether the
+        metric says bias was reduced (with ``bootstrap_words``, a paired interval of the
+        difference); and one row per variant counting the metrics that say reduced or
+        increased (:mod:`wefe_same.analysis.debias_effect`). None otherwise.
     extra : dict of str to DataFrame
         Read-only: the tables above that are not None, by field name; each is written as
         ``NAME.csv`` without index.
@@ -101,6 +108,8 @@ class RankResult:
     robustness: pd.DataFrame | None = None
     aggregation: pd.DataFrame | None = None
     aggregation_agreement: pd.DataFrame | None = None
+    debias_effect: pd.DataFrame | None = None
+    debias_summary: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
 

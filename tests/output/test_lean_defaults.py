@@ -39,11 +39,12 @@ def test_default_folder_is_lean(result, tmp_path):
     assert not {"word_bias.csv", "details.csv", "lookups.csv"} & set(written)
     assert [f for f in written if f.startswith("figures/")] == [
         "figures/accumulated_rankings.pdf", "figures/accumulated_rankings.png",
-        "figures/correlations.pdf", "figures/correlations.png"]
+        "figures/correlations.pdf", "figures/correlations.png",
+        "figures/debias_effect.pdf", "figures/debias_effect.png"]  # a base and its variant: the debias figure
     assert {f"scores/{m}.csv" for m in result.scores} <= set(written)
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["figures"] == "paper" and manifest["figure_formats"] == ["png", "pdf"]
-    assert sorted(manifest["figure_digests"]) == ["accumulated_rankings", "correlations"]
+    assert sorted(manifest["figure_digests"]) == ["accumulated_rankings", "correlations", "debias_effect"]
 
 
 def test_compressed_tables_hold_the_full_tables(result, tmp_path):

@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.correlation import CorrelationMethod, correlations
+from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
 from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
@@ -53,7 +54,8 @@ class AnalysisPlan(Protocol):
 
 
 #: The further long tables of an analysis, in the order a run computes them.
-EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement")
+EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
+                "debias_effect", "debias_summary")
 
 
 @dataclass
@@ -72,6 +74,8 @@ class Analysis:
     robustness: pd.DataFrame | None = None
     aggregation: pd.DataFrame | None = None
     aggregation_agreement: pd.DataFrame | None = None
+    debias_effect: pd.DataFrame | None = None
+    debias_summary: pd.DataFrame | None = None
     set_apart: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -119,8 +123,9 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
             scores, plan.specs, plan.column_sets, plan.weights, agg.aggregates, agg.rankings,
             draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"), nan_policy=plan.nan_policy,
             fixed=fixed, ties=plan.ties)
+    word_draws = None
     if plan.bootstrap_words:
-        draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
+        draws = word_draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
         ci, corr, ranks = summarize_draws(draws, plan.specs, agg.aggregates, agg.rankings, fixed=fixed,
                                             ties=plan.ties)
         out.word_bootstrap = ci.merge(ranks, on=["model", "metric"])
@@ -128,6 +133,9 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out.robustness = robustness_table(agg.aggregates, halves)
+    effect = debias_effect(agg.aggregates, agg.rankings, plan.specs, draws=word_draws)
+    if effect is not None:
+        out.debias_effect, out.debias_summary = effect
     if len(plan.specs) > 1:
         with warnings.catch_warnings(record=True) as caught:  # "nothing to compare" goes to the manifest too
             warnings.simplefilter("always")

@@ -18,6 +18,10 @@ A model spec is one of
 
 How a spec string is parsed (names, formats from file names) is :mod:`.specs`.
 
+A spec ending in ``+double-hard-debias``, ``+hsr-debias`` or ``+ran-debias``, optionally
+followed by ``[key=value,...]`` options, is that method's gender-debiased variant of the spec
+before it (:mod:`wefe_same.models.debias.methods`).
+
 Any spec ending in ``+hard-debias`` is the Bolukbasi et al. hard-debiased variant of
 the spec before it, using the pairs bundled in ``queries/bolukbasi.toml``; one ending in
 ``+debias-religion`` or ``+debias-race`` is its Manzini et al. multiclass hard-debiased
@@ -38,6 +42,7 @@ from typing import cast
 from wefe_same.errors import ModelError, short_list, unknown_name
 from wefe_same.models.base import ModelSource, as_source, is_source_like
 from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
+from wefe_same.models.debias.methods import METHOD_VARIANTS
 from wefe_same.models.encoders import (
     ENCODER_SCHEMES,
     TEXT_EXTRA,
@@ -72,7 +77,15 @@ VARIANT_DESCRIPTIONS = {
     DEBIAS_SUFFIX: "gender hard debiasing (Bolukbasi et al. 2016; queries/bolukbasi.toml)",
     RELIGION_DEBIAS_SUFFIX: "religion multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
     RACE_DEBIAS_SUFFIX: "race multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
+    "+double-hard-debias[words=1000,components=4,vocab=N,seed=0]":
+        "gender double-hard debiasing (Wang et al. 2020; queries/debiasing.toml)",
+    "+hsr-debias[alpha=60]": "gender half-sibling regression (Yang & Feng 2020; queries/debiasing.toml)",
+    "+ran-debias[neighbours=100,theta=0.05,weights=0.33/0.33/0.33,lr=0.01,epochs=300,vocab=N]":
+        "gender repulsion-attraction-neutralization (Kumar et al. 2020; queries/debiasing.toml)",
 }
+#: ``SPEC+METHOD`` or ``SPEC+METHOD[key=value,...]`` for the methods of models/debias/methods.py.
+_METHOD_SPEC = re.compile(r"^(?P<base>.+?)(?P<suffix>" + "|".join(re.escape(k) for k in METHOD_VARIANTS)
+                          + r")(?:\[(?P<options>[^\[\]]*)\])?$")
 
 
 def package_dir(module: str) -> Path | None:
@@ -375,6 +388,11 @@ def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *
 
 def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     name, rest = split_name(spec)
+    method = _METHOD_SPEC.match(rest)
+    if method:
+        base = _resolve(method["base"], options)
+        label = method["suffix"] + (f"[{method['options']}]" if method["options"] else "")
+        return METHOD_VARIANTS[method["suffix"]](base, name or base.name + label, method["options"] or "")
     for suffix, variant in VARIANTS.items():
         if rest.endswith(suffix):
             base = _resolve(rest[: -len(suffix)], options)

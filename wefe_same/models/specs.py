@@ -101,12 +101,15 @@ def default_name(location: str) -> str:
 
 
 def split_name(spec: str) -> tuple[str, str]:
-    """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":" or path separator.
+    """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":", path separator or
+    "[" (variant options such as ``+hsr-debias[alpha=10]``).
 
     >>> split_name("mine=glove:/data/g.txt"), split_name("glove:/data/a=b.txt")
     (('mine', 'glove:/data/g.txt'), ('', 'glove:/data/a=b.txt'))
+    >>> split_name("m+hsr-debias[alpha=1]")
+    ('', 'm+hsr-debias[alpha=1]')
     """
-    if "=" in re.split(r"[:/\\]", spec, maxsplit=1)[0]:
+    if "=" in re.split(r"[:/\\\[]", spec, maxsplit=1)[0]:
         name, _, rest = spec.partition("=")
         return name, rest
     return "", spec

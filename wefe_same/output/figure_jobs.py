@@ -6,7 +6,8 @@ missing or is left out, with a note.
 
 Two sets (``figures=``): ``"paper"`` (the default) holds the figures that summarise a
 run: the correlation heatmap, the accumulated rankings (Badilla et al. 2020, Figure 2)
-and, when computed, the rank stability and robustness figures. ``"all"`` adds one score
+and, when computed, the rank stability and robustness figures and, when the run holds a
+model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
 heatmap per metric (models × subqueries) and one "most biased words" figure per model.
 """
 
@@ -100,6 +101,14 @@ def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
                  for m in _models_without_values(table["mean_abs_change"], table["model"])]
 
 
+def draw_debias_effect(effect: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    n = effect["metric"].nunique() * max(1, effect["variant"].nunique())
+    fig = _figure((6.5, 1.4 + 0.3 * n))
+    plots.debias_effect(effect, ax=fig.subplots())
+    undefined = effect.loc[effect["effect"] == "undefined", "variant"].unique()
+    return fig, [(str(v), "a metric is undefined (NaN)", "drawn as 0") for v in undefined]
+
+
 def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
     """SAME's b(t) when it has values, else the first preferred metric that has some."""
     values = pd.to_numeric(word_bias["value"], errors="coerce")
@@ -136,6 +145,9 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
                                       (rows, str(model), metric, component), cost=0.3))
     if result.rank_stability is not None:
         jobs.append(FigureJob("rank_stability", draw_stability, (result.rank_stability, len(result.metric_names))))
+    effect = result.extra.get("debias_effect")
+    if effect is not None and len(effect):
+        jobs.append(FigureJob("debias_effect", draw_debias_effect, (effect,)))
     robustness = result.extra.get("robustness")
     if robustness is not None and {"model", "metric", "mean_abs_change"} <= set(robustness.columns):
         jobs.append(FigureJob("robustness", draw_robustness, (robustness,)))

@@ -210,3 +210,37 @@ def robustness(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None
                 color="white" if not np.isnan(v) and v > 0.6 * top else "black")
     ax.set_title(title or "Robustness to the choice of words")
     return ax
+
+
+def debias_effect(effect: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+    """Relative change in bias per metric for each debiased variant (``debias_effect.csv``).
+
+    Each bar is (debiased − base) / |base| on the metric's bias scale, with the sign turned
+    for the descending ECT so that left of 0 always means less biased; with the word
+    bootstrap, the paired interval of the difference (divided by |base|) is the error bar.
+    """
+    metrics = list(dict.fromkeys(effect["metric"]))
+    variants = list(dict.fromkeys(effect["variant"]))
+    ax = _axes(ax, (6.5, 1.2 + 0.35 * len(metrics) * max(1, len(variants))))
+    height = 0.8 / max(1, len(variants))
+    has_ci = {"diff_low", "diff_high"} <= set(effect.columns)
+    for k, variant in enumerate(variants):
+        rows = effect[effect["variant"] == variant].set_index("metric").reindex(metrics)
+        sign = np.where(rows["order"] == "descending", -1.0, 1.0)
+        scale = np.abs(pd.to_numeric(rows["base_score"], errors="coerce").to_numpy(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            values = sign * pd.to_numeric(rows["difference"], errors="coerce").to_numpy(float) / scale
+            xerr = None
+            if has_ci:
+                ends = np.sort(np.stack([sign * rows["diff_low"].to_numpy(float) / scale,
+                                         sign * rows["diff_high"].to_numpy(float) / scale]), axis=0)
+                xerr = np.abs(np.nan_to_num(ends - values, nan=0.0))
+        y = np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * height
+        ax.barh(y, np.nan_to_num(values), height=height, xerr=xerr, capsize=2, label=variant)
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(range(len(metrics)), labels=metrics)
+    ax.invert_yaxis()
+    ax.set_xlabel("relative change in bias (< 0: less biased)")
+    ax.legend(fontsize=7, loc="best")
+    ax.set_title(title or "Debiasing effect by metric")
+    return ax

@@ -42,8 +42,8 @@ NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of ki
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
 
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
-            ("scores", "Score heatmaps"), ("words", "Most-biased words"), ("coverage", "Coverage"),
-            ("warnings", "Warnings"), ("manifest", "Manifest"))
+            ("debias", "Debiasing effect"), ("scores", "Score heatmaps"), ("words", "Most-biased words"),
+            ("coverage", "Coverage"), ("warnings", "Warnings"), ("manifest", "Manifest"))
 
 
 # -- small pieces ------------------------------------------------------------------------------
@@ -252,6 +252,37 @@ def _scores(data: ReportData) -> str:
     return "".join(parts)
 
 
+def _debias(data: ReportData) -> str:
+    """Per debiased variant: each metric's aggregate before and after, and its verdict."""
+    effect = data.debias_effect
+    if effect is None or effect.empty:
+        return _note("The run holds no model beside a debiased variant of it.")
+    has_ci = {"diff_low", "diff_high"} <= set(effect.columns)
+    parts = [_note("Each debiased variant beside its base: the overall aggregates (bias scale) of every metric, "
+                   "their difference and the rank change (negative = ranked less biased). 'reduced' means the "
+                   "metric finds less bias by its own order" + (
+                       "; the interval is the paired word-bootstrap interval of the difference." if has_ci else
+                       "."))]
+    headers = ["metric", "base", "debiased", "difference", *(["interval"] if has_ci else []), "rank change",
+               "effect"]
+    for (base, variant), group in effect.groupby(["base", "variant"], sort=False):
+        counts = group["effect"].value_counts()
+        rows = []
+        for r in group.itertuples():
+            cells = [_td(str(r.metric)), _num(float(r.base_score)), _num(float(r.debiased_score)),
+                     _num(float(r.difference))]
+            if has_ci:
+                cells.append(_td(f"[{fmt(float(r.diff_low), 3)}, {fmt(float(r.diff_high), 3)}]"))
+            change = float(r.rank_change) if pd.notna(r.rank_change) else float("nan")
+            cells += [_td(f"{change:+.0f}" if np.isfinite(change) else "–", sort=change, numeric=True),
+                      _td(str(r.effect))]
+            rows.append(cells)
+        summary = (f"{variant} vs {base}: {int(counts.get('reduced', 0))} of {len(group)} metrics say reduced, "
+                   f"{int(counts.get('increased', 0))} increased")
+        parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows)}")
+    return "".join(parts)
+
+
 def _words(data: ReportData) -> str:
     words, chosen = data.words, data.word_metric
     if words is None or chosen is None or words.empty:
@@ -376,11 +407,14 @@ def build_report(data: ReportData) -> str:
     lead = (f"{len(data.models)} models ranked with {len(data.metric_names)} metrics"
             + (f" on the query sets {queries}" if queries else "") + (f"; run {created}" if created else "")
             + ". Rank 1 = least biased.")
-    builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "scores": _scores,
+    builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "debias": _debias,
+                "scores": _scores,
                 "words": _words, "coverage": _coverage, "warnings": _warnings, "manifest": _manifest}
-    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in SECTIONS)
+    # The debiasing section only when the run holds a base and a variant of it.
+    sections = [(k, t) for k, t in SECTIONS if k != "debias" or data.debias_effect is not None]
+    nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in sections)
     body = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{builders[key](data)}</section>'
-                   for key, title in SECTIONS)
+                   for key, title in sections)
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>wefe-same results</title><style>{STYLE}</style></head><body>"

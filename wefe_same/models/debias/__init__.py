@@ -21,10 +21,19 @@ neutralised).
 Each step acts on one word or one set, so no whole matrix is rewritten, except by the
 ``vocabulary`` methods, which analogy benchmarks call.
 
-Modules: :mod:`.linalg` (the shared linear algebra), :mod:`.bolukbasi`, :mod:`.manzini`.
+Beyond hard debiasing, three gender methods that WEFE also offers: double-hard debias
+(Wang et al. 2020, :mod:`.double_hard`), half-sibling regression (Yang & Feng 2020,
+:mod:`.hsr`) and RAN-Debias (Kumar et al. 2020, :mod:`.ran`); :mod:`.methods` builds them
+from spec strings with their lists and options, :mod:`.vocab` holds their whole-vocabulary
+passes.
+
+Modules: :mod:`.linalg` (the shared linear algebra), :mod:`.bolukbasi`, :mod:`.manzini`,
+:mod:`.double_hard`, :mod:`.hsr`, :mod:`.ran`, :mod:`.methods`, :mod:`.vocab`.
 """
 
 from wefe_same.models.debias.bolukbasi import HardDebiasedSource
+from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
+from wefe_same.models.debias.hsr import HSRDebiasedSource
 from wefe_same.models.debias.linalg import (
     bias_subspace,
     casings,
@@ -35,8 +44,21 @@ from wefe_same.models.debias.linalg import (
     neutralize_subspace,
 )
 from wefe_same.models.debias.manzini import MULTICLASS_VARIANTS, MulticlassHardDebiasedSource, manzini_debiased
+from wefe_same.models.debias.ran import RANDebiasedSource
 
 __all__ = [
-    "MULTICLASS_VARIANTS", "HardDebiasedSource", "MulticlassHardDebiasedSource", "bias_subspace", "casings",
-    "equalize", "equalize_set", "gender_direction", "manzini_debiased", "neutralize", "neutralize_subspace",
+    "MULTICLASS_VARIANTS",
+    "DoubleHardDebiasedSource",
+    "HSRDebiasedSource",
+    "HardDebiasedSource",
+    "MulticlassHardDebiasedSource",
+    "RANDebiasedSource",
+    "bias_subspace",
+    "casings",
+    "equalize",
+    "equalize_set",
+    "gender_direction",
+    "manzini_debiased",
+    "neutralize",
+    "neutralize_subspace",
 ]

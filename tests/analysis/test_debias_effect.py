@@ -1,0 +1,90 @@
+"""debias_effect.csv: every base/variant pair of a run, its numbers equal to the run's own tables."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from conftest import GENDER_WORDS, random_source
+
+from wefe_same.analysis.debias_effect import debias_pairs
+from wefe_same.api import rank
+from wefe_same.models import ArraySource
+from wefe_same.models.debias import HSRDebiasedSource
+
+METRICS = ["WEAT", "RNSB", "MAC", "ECT", "SAME"]  # ECT is undefined on 2-word sets: an "undefined" row
+
+
+def same(a, b) -> bool:
+    return bool(a == b or (np.isnan(a) and np.isnan(b)))
+
+
+def _run(tmp_path, toy_query, **options):
+    base = random_source("toy", seed=1)
+    hsr = HSRDebiasedSource(base, definitional=["he", "she", "man", "woman"], alpha=1.0)
+    other = random_source("other", seed=2)
+    variant = ArraySource("toy+hard-debias[x=1]", GENDER_WORDS, np.random.default_rng(3).normal(size=(12, 8)))
+    result = rank([base, hsr, other, variant], queries=[toy_query], metrics=METRICS, **options)
+    return result, result.save(tmp_path / "out")
+
+
+def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
+    result, folder = _run(tmp_path, toy_query, bootstrap_words=10, seed=5)
+    effect = pd.read_csv(folder / "debias_effect.csv")
+    aggregates = pd.read_csv(folder / "aggregates.csv", index_col=0)
+    rankings = pd.read_csv(folder / "rankings.csv", index_col=0)
+    assert sorted(set(zip(effect["base"], effect["variant"]))) == [("toy", "toy+hard-debias[x=1]"),
+                                                                  ("toy", "toy+hsr-debias")]
+    assert len(effect) == 2 * len(METRICS)
+    for row in effect.itertuples():
+        before, after = aggregates.at[row.base, row.metric], aggregates.at[row.variant, row.metric]
+        assert same(row.base_score, before) and same(row.debiased_score, after)
+        assert same(row.difference, after - before)  # exactly: the same float64 operation on the same numbers
+        assert same(row.rank_change, rankings.at[row.variant, row.metric] - rankings.at[row.base, row.metric])
+        if np.isnan(after - before):
+            assert row.effect == "undefined"
+            continue
+        less_biased = after > before if row.order == "descending" else after < before
+        assert row.effect == ("reduced" if less_biased else "increased")
+        assert row.diff_low <= row.diff_high
+    summary = pd.read_csv(folder / "debias_summary.csv")
+    for s in summary.itertuples():
+        counts = effect[effect["variant"] == s.variant]["effect"].value_counts()
+        assert (s.reduced, s.increased, s.undefined, s.metrics) == (
+            counts.get("reduced", 0), counts.get("increased", 0), counts.get("undefined", 0), len(METRICS))
+    assert (effect["effect"] == "undefined").sum() == 2  # ECT
+    assert (folder / "figures" / "debias_effect.png").is_file()
+
+
+def test_paired_interval_is_the_difference_of_the_same_draws(tmp_path, toy_query):
+    """The interval comes from the word-bootstrap draws of both models: with the base's draws
+    shifted by a constant the interval of the difference collapses to that constant."""
+    from wefe_same.analysis.debias_effect import debias_effect
+    from wefe_same.metrics.registry import get_metric
+
+    specs = [get_metric("WEAT")]
+    aggregates = pd.DataFrame({"WEAT": [1.0, 0.25]}, index=["m", "m+ran-debias"])
+    rankings = pd.DataFrame({"WEAT": pd.array([2, 1], dtype="Int64")}, index=aggregates.index)
+    draws = np.random.default_rng(0).normal(size=(50, 1, 1)) + np.array([0.0, -0.75])[None, :, None]
+    effect, summary = debias_effect(aggregates, rankings, specs, draws=draws)
+    assert effect.loc[0, "difference"] == -0.75
+    assert effect.loc[0, ["diff_low", "diff_high"]].tolist() == pytest.approx([-0.75, -0.75])
+    assert summary.loc[0, ["reduced", "reduced_interval"]].tolist() == [1, 1]
+
+
+def test_no_pair_no_table(tmp_path, toy_query):
+    result = rank([random_source("a", 1), random_source("b", 2)], queries=[toy_query], metrics=["WEAT"])
+    assert result.debias_effect is None and "debias_effect" not in result.extra
+    assert debias_pairs(["a+hard-debias", "b"]) == []
+
+
+def test_report_shows_the_effect_from_memory_and_from_the_folder(tmp_path, toy_query):
+    from wefe_same.output.report_html import rebuild_report
+
+    _, folder = _run(tmp_path, toy_query)
+    first = (folder / "report.html").read_text(encoding="utf-8")
+    rebuilt, _ = rebuild_report(folder)
+    for page in (first, rebuilt.read_text(encoding="utf-8")):
+        assert '<section id="debias">' in page
+        assert "toy+hsr-debias vs toy:" in page and "toy+hard-debias[x=1] vs toy:" in page
+

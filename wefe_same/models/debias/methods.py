@@ -1,0 +1,119 @@
+"""The variants ``SPEC+double-hard-debias``, ``SPEC+hsr-debias`` and ``SPEC+ran-debias``, each
+with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi.toml``,
+``queries/debiasing.toml``), default parameters (the latter file) and option checks.
+
+>>> parse_options("words=500, components=3")
+{'words': '500', 'components': '3'}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from wefe_same.errors import ModelError
+from wefe_same.models.base import ModelSource
+from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
+from wefe_same.models.debias.hsr import HSRDebiasedSource
+from wefe_same.models.debias.ran import RANDebiasedSource
+from wefe_same.query.files import load_queries
+
+DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = "+double-hard-debias", "+hsr-debias", "+ran-debias"
+
+#: Each option: its type and the smallest value it takes.
+OPTIONS: dict[str, dict[str, tuple[type, float]]] = {
+    DOUBLE_HARD_SUFFIX: {"words": (int, 1), "components": (int, 1), "vocab": (int, 2), "seed": (int, 0)},
+    HSR_SUFFIX: {"alpha": (float, 0.0)},
+    RAN_SUFFIX: {"neighbours": (int, 1), "theta": (float, -1e9), "weights": (tuple, 0.0), "lr": (float, 1e-12),
+                 "epochs": (int, 1), "vocab": (int, 2)},
+}
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """``"a=1,b=2"`` → {"a": "1", "b": "2"} (spaces around items ignored)."""
+    out: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ModelError(f"model option {item!r} is not KEY=VALUE")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _convert(suffix: str, key: str, value: str) -> Any:
+    allowed = OPTIONS[suffix]
+    if key not in allowed:
+        raise ModelError(f"{suffix} has no option {key!r}; its options: {', '.join(allowed)}")
+    kind, minimum = allowed[key]
+    try:
+        if kind is tuple:
+            parts = tuple(float(x) for x in value.split("/"))
+            if len(parts) != 3 or min(parts) < minimum:
+                raise ValueError
+            return parts
+        number = kind(value)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        expected = {int: "an integer", float: "a number", tuple: "three numbers >= 0 as A/B/C"}[kind]
+        bound = "" if kind is tuple or minimum < -1e8 else f" >= {minimum:g}"
+        raise ModelError(f"{suffix} option {key}={value!r} must be {expected}{bound}")
+    return number
+
+
+def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
+    """The defaults of ``queries/debiasing.toml`` updated by the spec's ``options``.
+
+    >>> method_parameters("+hsr-debias", "alpha=10")
+    {'alpha': 10.0}
+    """
+    (lists,) = load_queries("debiasing")
+    stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
+    defaults = dict(w.split("=", 1) for w in lists.word_set(f"{stem}_parameters").words)
+    return {k: _convert(suffix, k, v) for k, v in {**defaults, **parse_options(options)}.items()}
+
+
+def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[str, ...]]:
+    (lists,) = load_queries("bolukbasi")
+
+    def pairs(stem: str) -> list[tuple[str, str]]:
+        return list(zip(lists.word_set(f"{stem}_female").words, lists.word_set(f"{stem}_male").words))
+
+    return pairs("definitional"), pairs("equalize"), lists.word_set("gender_specific").words
+
+
+def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
+    """Wang et al. 2020 double-hard debias with the lists of bolukbasi.toml and debiasing.toml."""
+    p = method_parameters(DOUBLE_HARD_SUFFIX, options)
+    definitional, equalize, specific = _bolukbasi()
+    (lists,) = load_queries("debiasing")
+    a, b = lists.word_set("double_hard_representation").words
+    return DoubleHardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize,
+                                    gender_specific=specific, representation=(a, b), words=p["words"],
+                                    components=p["components"], vocab=p.get("vocab"),
+                                    random_state=p.get("seed", 0), name=name)
+
+
+def hsr_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
+    """Yang & Feng 2020 half-sibling regression with bolukbasi.toml's gender-specific words."""
+    p = method_parameters(HSR_SUFFIX, options)
+    _, _, specific = _bolukbasi()
+    return HSRDebiasedSource(base, definitional=specific, alpha=p["alpha"],
+                             lists="queries/bolukbasi.toml gender_specific", name=name)
+
+
+def ran_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
+    """Kumar et al. 2020 RAN-Debias with bolukbasi.toml's pairs and gender-specific words."""
+    p = method_parameters(RAN_SUFFIX, options)
+    definitional, _, specific = _bolukbasi()
+    return RANDebiasedSource(base, definitional=definitional, preserve=specific, neighbours=p["neighbours"],
+                             theta=p["theta"], weights=p["weights"], lr=p["lr"], epochs=p["epochs"],
+                             vocab=p.get("vocab"), lists="queries/bolukbasi.toml", name=name)
+
+
+#: Suffix → builder (base, name, options text) → source.
+METHOD_VARIANTS: dict[str, Callable[[ModelSource, str, str], ModelSource]] = {
+    DOUBLE_HARD_SUFFIX: double_hard_debiased,
+    HSR_SUFFIX: hsr_debiased,
+    RAN_SUFFIX: ran_debiased,
+}

@@ -1,0 +1,192 @@
+"""Repulsion-attraction-neutralization debiasing (RAN-Debias, Kumar et al. 2020) as a model variant.
+
+Every word w outside the preserve set (gender-specific words) gets a new unit vector w_d
+that minimises, from w_d = w (unit vectors throughout),
+
+    F(w_d) = λ1 F_r + λ2 F_a + λ3 F_n,
+    F_r = Σ_{n ∈ S} |cos(w_d, n)| / |S|      (repel the biased neighbours S),
+    F_a = |cos(w_d, w) − 1| / 2              (stay close to w),
+    F_n = |cos(w_d, g)|                      (no component along the gender direction g),
+
+S being those of w's ``neighbours`` nearest words whose indirect bias β(n, w) =
+(n·w − cos(n⊥, w⊥)) / n·w exceeds θ (⊥: the part orthogonal to g); g is the first
+principal component of the centred, unit definitional pairs. The minimum is found by Adam
+(PyTorch's update rule, lr, ``epochs`` steps) on the analytic gradient, in float64 with
+numpy. Each word's problem depends only on the base's vectors, so lookups are lazy; the
+neighbours come from one blocked pass over the vocabulary (:func:`.vocab.nearest`).
+
+WEFE 0.4.1's ``RepulsionAttractionNeutralization`` writes F_n = |w_d · g| (a dot product;
+its docstring and the paper say cosine): ``neutralization="dot"`` reproduces it for the
+tests; the default follows the paper.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from functools import cached_property
+from typing import Any, Literal
+
+import numpy as np
+
+from wefe_same.errors import ModelError
+from wefe_same.models.base import ModelSource, as_source
+from wefe_same.models.debias.linalg import _lists_sha256, gender_direction
+from wefe_same.models.debias.vocab import blocks, nearest, read_vocabulary, unit_rows
+
+Pair = tuple[str, str]
+#: Words optimised together: 256 × 100 neighbours × 300 d float64 is 61 MB.
+BATCH = 256
+
+
+def indirect_bias(neighbours: np.ndarray, w: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """β(n, w) = (n·w − cos(n⊥, w⊥)) / (n·w) for unit rows n of ``neighbours`` (Bolukbasi et al. 2016).
+
+    >>> g = np.array([1.0, 0, 0]); w = np.array([0.6, 0.8, 0])
+    >>> indirect_bias(np.array([[0.6, 0, 0.8]]), w, g).round(3).tolist()   # shared only along g
+    [1.0]
+    """
+    dots = neighbours @ w
+    n_perp = neighbours - np.outer(neighbours @ g, g)
+    w_perp = w - (w @ g) * g
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cos_perp = (n_perp @ w_perp) / (np.linalg.norm(n_perp, axis=1) * np.linalg.norm(w_perp))
+        return (dots - cos_perp) / dots
+
+
+def ran_optimize(w: np.ndarray, repulsion: np.ndarray, mask: np.ndarray, g: np.ndarray, *,
+                 weights: Sequence[float] = (0.33, 0.33, 0.33), lr: float = 0.01, epochs: int = 300,
+                 neutralization: Literal["cosine", "dot"] = "cosine") -> np.ndarray:
+    """Minimise F from w_d = w with Adam; return the unit w_d.
+
+    Parameters
+    ----------
+    w : ndarray, shape (q, d)
+        Unit vectors of q words.
+    repulsion : ndarray, shape (q, r, d)
+        Unit vectors of each word's repulsion set, padded.
+    mask : ndarray of bool, shape (q, r)
+        Which of the r slots hold a repulsion word (F_r = 0 for an empty set).
+    g : ndarray, shape (d,)
+        Unit gender direction.
+    """
+    l1, l2, l3 = (float(x) for x in weights)
+    x = np.array(w, dtype=np.float64)
+    m, v = np.zeros_like(x), np.zeros_like(x)
+    count = mask.sum(axis=1)
+    share = np.where(count > 0, 1.0 / np.maximum(count, 1), 0.0)[:, None]
+    beta1, beta2, eps = 0.9, 0.999, 1e-8
+    for t in range(1, epochs + 1):
+        norm = np.linalg.norm(x, axis=1, keepdims=True)
+        xh = x / norm
+        # ∂cos(x, n)/∂x = (n − cos · x̂) / ‖x‖ for a unit n; sign(0) = 0 as torch's |·|.
+        c = np.matmul(repulsion, xh[:, :, None])[:, :, 0]
+        s = np.sign(c) * mask
+        grad = l1 * share * (np.matmul(s[:, None, :], repulsion)[:, 0, :] - (s * c).sum(axis=1, keepdims=True) * xh)
+        cw = (xh * w).sum(axis=1, keepdims=True)
+        grad += l2 / 2 * np.sign(cw - 1) * (w - cw * xh)
+        if neutralization == "dot":
+            grad = grad / norm + l3 * np.sign(x @ g)[:, None] * g
+        else:
+            cg = (xh @ g)[:, None]
+            grad = (grad + l3 * np.sign(cg) * (g - cg * xh)) / norm
+        m = beta1 * m + (1 - beta1) * grad
+        v = beta2 * v + (1 - beta2) * grad * grad
+        # torch.optim.Adam: p -= lr / (1 − β1^t) · m / (√v / √(1 − β2^t) + ε)
+        x = x - lr / (1 - beta1 ** t) * m / (np.sqrt(v) / np.sqrt(1 - beta2 ** t) + eps)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+class RANDebiasedSource(ModelSource):
+    """A model variant: ``base`` after RAN-Debias.
+
+    Parameters
+    ----------
+    base : ModelSource
+    definitional : sequence of (str, str)
+        Pairs whose first principal component is g.
+    preserve : collection of str
+        Words kept as they are (unit-normalised): the gender-specific words.
+    neighbours, theta, weights, lr, epochs :
+        The repulsion set's size and threshold, λ1..λ3, Adam's step and steps (defaults
+        100, 0.05, (0.33, 0.33, 0.33), 0.01, 300, as WEFE 0.4.1).
+    vocab : int, optional
+        Search neighbours among the first ``vocab`` words (all when None).
+    """
+
+    has_vocabulary = False
+
+    def __init__(self, base: ModelSource, *, definitional: Sequence[Pair], preserve: Collection[str],
+                 neighbours: int = 100, theta: float = 0.05, weights: Sequence[float] = (0.33, 0.33, 0.33),
+                 lr: float = 0.01, epochs: int = 300, vocab: int | None = None,
+                 neutralization: Literal["cosine", "dot"] = "cosine", lists: str = "",
+                 name: str | None = None, suffix: str = "+ran-debias", progress: bool | None = None) -> None:
+        self.base = as_source(base)
+        self.name = name or f"{self.base.name}{suffix}"
+        self.definitional = [tuple(p) for p in definitional]
+        self.preserve = frozenset(preserve)
+        self.neighbours, self.theta, self.weights = int(neighbours), float(theta), tuple(float(x) for x in weights)
+        self.lr, self.epochs, self.vocab = float(lr), int(epochs), vocab
+        self.neutralization = neutralization
+        self.lists, self.progress = lists, progress
+
+    @property
+    def open_vocabulary(self) -> bool:  # type: ignore[override]
+        return self.base.open_vocabulary
+
+    @cached_property
+    def direction(self) -> np.ndarray:
+        found = self.base.lookup({w for p in self.definitional for w in p})
+        pairs = [(a, b) for a, b in self.definitional if a in found and b in found]
+        if not pairs:
+            raise ModelError(f"model {self.base.name!r} knows no definitional pair; cannot make {self.name!r}")
+        unit = np.array([[found[a] / np.linalg.norm(found[a]), found[b] / np.linalg.norm(found[b])]
+                         for a, b in pairs])
+        return gender_direction(unit)
+
+    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
+        from tqdm.auto import tqdm
+
+        found = self.base.lookup(words)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = {w: v / np.linalg.norm(v) for w, v in found.items()}
+        todo = sorted(w for w, v in out.items() if w not in self.preserve and np.all(np.isfinite(v)))
+        if not todo:
+            return out
+        g = self.direction
+        vocab_words, raw = read_vocabulary(self.base, self.vocab)
+        unit = unit_rows(raw)
+        del raw
+        row = {w: i for i, w in reversed(list(enumerate(vocab_words)))}
+        with tqdm(total=len(todo), desc=f"RAN debias {self.base.name}", unit="word",
+                  disable=None if self.progress is None else not self.progress) as bar:
+            for s in blocks(len(todo), BATCH):
+                batch = todo[s]
+                w = np.array([out[x] for x in batch])
+                skip = np.array([row.get(x, -1) for x in batch])
+                near = nearest(unit, w, self.neighbours, skip)
+                rep = unit[near].astype(np.float64)
+                mask = np.array([indirect_bias(rep[i], w[i], g) > self.theta for i in range(len(batch))])
+                moved = ran_optimize(w, rep, mask, g, weights=self.weights, lr=self.lr, epochs=self.epochs,
+                                     neutralization=self.neutralization)
+                out.update(zip(batch, moved))
+                bar.update(len(batch))
+        return out
+
+    @cached_property
+    def lists_sha256(self) -> str:
+        return _lists_sha256({"definitional": self.definitional, "preserve": sorted(self.preserve)})
+
+    def parameters(self) -> dict[str, Any]:
+        return {"neighbours": self.neighbours, "theta": self.theta, "weights": list(self.weights), "lr": self.lr,
+                "epochs": self.epochs, "vocab": self.vocab, "neutralization": self.neutralization}
+
+    def describe(self) -> dict[str, str]:
+        return {"kind": "ran-debias", "method": "Kumar et al. 2020", "base": self.base.name,
+                **{k: str(v) for k, v in self.parameters().items()},
+                "lists": self.lists, "lists_sha256": self.lists_sha256}
+
+    def identity(self) -> dict[str, Any] | None:
+        base = self.base.identity()
+        if base is None:
+            return None
+        return {"kind": "ran-debias", **self.parameters(), "lists_sha256": self.lists_sha256, "base": base}

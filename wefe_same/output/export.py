@@ -1,0 +1,73 @@
+"""``wefe-same export``: the vectors of some words as a word2vec text file.
+
+The file is written beside its destination and renamed into place (never half-written);
+an existing file is replaced only with ``force`` (the tool cannot tell a file it wrote
+from one it did not, so it touches none without being told).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+import numpy as np
+
+from wefe_same.errors import ExportError, OutputError
+
+__all__ = ["ExportError", "OutputError", "check_destination", "read_words", "write_word2vec_text"]
+
+
+def read_words(path: Path) -> list[str]:
+    """One word per line (UTF-8); blank lines and repeats are dropped, order kept."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ExportError(f"{path}: no such words file") from None
+    except IsADirectoryError:
+        raise ExportError(f"{path}: is a directory, not a words file") from None
+    except UnicodeDecodeError as err:
+        raise ExportError(f"{path}: not UTF-8 text (byte {err.start})") from None
+    words = list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
+    bad = next((w for w in words if any(ch.isspace() for ch in w)), None)
+    if bad is not None:
+        raise ExportError(f"{path}: the word {bad!r} holds a space, which word2vec text cannot store")
+    if not words:
+        raise ExportError(f"{path}: no words")
+    return words
+
+
+def check_destination(out: Path, *, force: bool) -> None:
+    """Refuse a destination that exists (unless ``force`` and it is a file) or whose folder is missing."""
+    if out.is_dir():
+        raise OutputError(f"{out}: is a directory; give a file name")
+    if out.exists() and not force:
+        raise OutputError(f"{out}: already exists; not overwritten (use --force / force=True to replace it)")
+    if not out.parent.is_dir():
+        raise OutputError(f"{out.parent}: no such folder")
+
+
+def write_word2vec_text(out: Path, words: Iterable[str], vectors: Mapping[str, np.ndarray], *,
+                        force: bool = False) -> int:
+    """Write ``words`` that have a vector as word2vec text (``V d`` header, one word a line,
+    float32 values that read back exactly); return how many were written."""
+    out = Path(out)
+    check_destination(out, force=force)
+    kept = [w for w in words if w in vectors]
+    if not kept:
+        raise ExportError("the model knows none of the words; nothing written")
+    dim = len(np.asarray(vectors[kept[0]]))
+    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".part", dir=out.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(f"{len(kept)} {dim}\n")
+            for w in kept:
+                row = np.asarray(vectors[w], dtype=np.float32)
+                f.write(w + " " + " ".join(np.format_float_positional(x, unique=True, trim="-")
+                                           if np.isfinite(x) else str(x) for x in row) + "\n")
+        os.replace(tmp, out)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return len(kept)
