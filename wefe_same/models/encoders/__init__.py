@@ -75,11 +75,19 @@ from wefe_same.models.encoders.settings import (
     require,
     settings_label,
 )
-from wefe_same.models.encoders.source import ENCODER_SCHEMES, EncoderSource, encoder_cache, hf_source, sbert_source
+from wefe_same.models.encoders.source import (
+    ENCODER_SCHEMES,
+    EncoderSource,
+    context_settings,
+    encoder_cache,
+    hf_source,
+    sbert_source,
+)
 
 __all__ = [
     "BATCH_SIZE", "ENCODER_SCHEMES", "LABEL_TEMPLATE_CHARS", "TEXT_EXTRA", "EncoderSettings", "EncoderSource",
-    "Location", "OnnxBackend", "check_templates", "encoder_cache", "file_sha256", "files_sha256", "fill",
-    "folder_files", "hf_source", "hub_offline", "locate", "parse_options", "require", "sbert_source",
+    "Location", "OnnxBackend", "check_templates", "context_settings", "encoder_cache", "file_sha256",
+    "files_sha256", "fill", "folder_files", "hf_source", "hub_offline", "locate", "parse_options", "require",
+    "sbert_source",
     "settings_label", "unpack_split_zip",
 ]
