@@ -43,6 +43,7 @@ def rank(
     templates: Sequence[str] | str = (),
     contexts: str | Path | None = None,
     contexts_per_word: int = 20,
+    vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None,
     unicode_errors: str = "strict",
     subwords: bool = True,
     trust_pickle: bool = False,
@@ -109,6 +110,11 @@ def rank(
         ``seed``; ``hf:`` models then pool the word's own tokens (``word-mean``) unless
         the spec says otherwise. A word in no sentence is missing.
     contexts_per_word : int >= 1, default 20
+    vary : list of str or dict, optional
+        ``["pooling=mean,cls,word-mean", "layer=-1,-4:-1"]`` (or ``{"pooling": [...]}``):
+        every ``hf:`` model becomes one variant per combination, named
+        ``BASE[pooling=P,layer=L]``; all are ranked, and ``measurement_sensitivity``
+        compares the rankings of the models under each pair of settings.
     unicode_errors : {"strict", "replace", "ignore"}
     subwords : bool
         fastText ``.bin``: vectors of unknown words from their subwords.

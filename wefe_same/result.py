@@ -71,6 +71,10 @@ class RankResult:
         With more than one metric: the overall ranking by the mean of normalised
         aggregates, by Borda count and by the median rank, and how far these agree
         (Kendall's tau); None otherwise.
+    measurement_sensitivity : DataFrame or None
+        With ``rank(..., vary=...)``: per metric and pair of measurement settings, Spearman's
+        rho between the rankings of the models under the two settings and how many models
+        change rank (:mod:`wefe_same.analysis.measurement`). None otherwise.
     extra : dict of str to DataFrame
         Read-only: the tables above that are not None, by field name; each is written as
         ``NAME.csv`` without index.
@@ -101,6 +105,7 @@ class RankResult:
     robustness: pd.DataFrame | None = None
     aggregation: pd.DataFrame | None = None
     aggregation_agreement: pd.DataFrame | None = None
+    measurement_sensitivity: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
 

@@ -53,7 +53,8 @@ class AnalysisPlan(Protocol):
 
 
 #: The further long tables of an analysis, in the order a run computes them.
-EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement")
+EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
+                "measurement_sensitivity")
 
 
 @dataclass
@@ -72,6 +73,7 @@ class Analysis:
     robustness: pd.DataFrame | None = None
     aggregation: pd.DataFrame | None = None
     aggregation_agreement: pd.DataFrame | None = None
+    measurement_sensitivity: pd.DataFrame | None = None  # filled by the run stage (``--vary``)
     set_apart: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

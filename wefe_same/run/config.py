@@ -26,6 +26,7 @@ import pandas as pd
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
+from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
 from wefe_same.query.files import QueriesLike
@@ -85,6 +86,7 @@ class RankConfig:
     templates: Sequence[str] | str = ()
     contexts: str | Path | None = None
     contexts_per_word: int = 20
+    vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None
     unicode_errors: UnicodeErrors = "strict"
     subwords: bool = True
     trust_pickle: bool = False
@@ -123,6 +125,8 @@ class RankConfig:
                                                 f"{{word}} slot, or be one of {', '.join(TEMPLATE_SETS)} or a "
                                                 f"file. Got {t!r} instead.")
         check_int(self.contexts_per_word, "contexts_per_word", FUNC, minimum=1)
+        if self.vary is not None:
+            put("vary", parse_vary(self.vary))
         if self.contexts is not None:
             if not isinstance(self.contexts, (str, os.PathLike)):
                 raise InvalidParameterError(f"The 'contexts' parameter of {FUNC} must be a file path. "
@@ -186,7 +190,9 @@ class RankConfig:
                 "quality": list(self.quality), "analogy_vocab": self.analogy_vocab,  # type: ignore[arg-type]
                 "templates": self.templates if isinstance(self.templates, str) else list(self.templates),
                 "contexts": self.contexts,
-                "contexts_per_word": self.contexts_per_word, "unicode_errors": self.unicode_errors,
+                "contexts_per_word": self.contexts_per_word,
+                "vary": None if self.vary is None else {k: list(v) for k, v in self.vary.items()},  # type: ignore[union-attr]
+                "unicode_errors": self.unicode_errors,
                 "subwords": self.subwords, "workers": self.workers, "scheduler": self.scheduler,
                 "external": None if external is None else
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
