@@ -209,7 +209,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
         hint = "" if present else f"   fetch: python -m gensim.downloader --download {name}"
         print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
     print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
-          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]; NAME=SPEC renames.")
+          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]; NAME=SPEC renames.")
     return 0
 
 

@@ -8,7 +8,7 @@ A model spec is one of
   how they are read (text with or without a ``V d`` header, word2vec binary, or a
   Facebook fastText ``.bin`` with subword vectors; see :mod:`wefe_same.models.readers`);
 - ``gensim-data:NAME`` a model stored by gensim's downloader (:mod:`.gensim_data`);
-- ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]`` encoders
+- ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]`` encoders
   (see :mod:`wefe_same.models.encoders`; the packaged encoders' entries are here);
 - a path whose format is guessed from its extension (.bin, .vec, .txt, .kv, .model), the
   name before a ``.gz`` counting (``m.txt.gz``), a bare ``.gz`` sniffed;
