@@ -81,12 +81,21 @@ def test_measurement_sensitivity_is_spearman_between_the_rankings_under_each_set
             assert row.max_rank_shift == int(np.abs(ranks[a] - ranks[b]).max())
 
 
-def test_the_table_is_written_with_the_results(varied, tmp_path):
-    out = varied.save(tmp_path / "res", formats=())
+def test_the_table_figure_and_report_section_are_written_with_the_results(varied, tmp_path):
+    from wefe_same.cli import main
+
+    out = varied.save(tmp_path / "res", formats=("svg",))
     written = pd.read_csv(out / "measurement_sensitivity.csv")
     assert list(written.columns) == ["metric", "setting_a", "setting_b", "models", "spearman",
                                      "models_changing_rank", "max_rank_shift"]
     assert len(written) == len(varied.measurement_sensitivity)
+    assert [p.name for p in out.rglob("measurement_sensitivity.svg")]
+    report = (out / "report.html").read_text(encoding="utf-8")
+    assert '<section id="measurement">' in report and "pooling=word-mean,layer=-2:-1" in report
+    # Rebuilt from the folder's tables, the section is the same.
+    (out / "report.html").unlink()
+    assert main(["report", str(out)]) == 0
+    assert '<section id="measurement">' in (out / "report.html").read_text(encoding="utf-8")
 
 
 @pytest.mark.parametrize("vary, fragment", [

@@ -46,6 +46,8 @@ class ReportData:
     #: The word-level rows of :attr:`word_metric` only (model, subquery, word, value).
     words: pd.DataFrame | None = None
     word_metric: tuple[str, str] | None = None
+    #: ``measurement_sensitivity.csv`` (``--vary``), else None.
+    measurement: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -135,7 +137,7 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         aggregation=_by_model(extra.get("aggregation")), aggregates_ci=result.aggregates_ci,
         correlations_ci=result.correlations_ci,
         rank_intervals=_rank_intervals(result.rank_stability, extra.get("word_bootstrap")),
-        words=words, word_metric=chosen)
+        words=words, word_metric=chosen, measurement=extra.get("measurement_sensitivity"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -212,7 +214,7 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         if (folder / "correlations_ci.csv").is_file() else None,
         rank_intervals=_rank_intervals(_optional(folder, "rank_stability.csv"),
                                        _optional(folder, "word_bootstrap.csv")),
-        words=words, word_metric=chosen)
+        words=words, word_metric=chosen, measurement=_optional(folder, "measurement_sensitivity.csv"))
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
