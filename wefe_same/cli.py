@@ -244,9 +244,6 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--contexts", metavar="FILE",
                    help="encoders: encode each word in sentences of FILE that contain it (text, one sentence a "
                         "line, or .jsonl); hf: models pool the word's own tokens (word-mean) by default")
-    p.add_argument("--vary", nargs="+", metavar="KEY=V1,V2",
-                   help="hf: models: one variant per combination, e.g. --vary pooling=mean,cls,word-mean "
-                        "layer=-1,-4:-1; writes measurement_sensitivity.csv (does the ranking survive?)")
     p.add_argument("--contexts-per-word", type=int, default=20, metavar="N",
                    help="at most N context sentences per word, drawn with --seed (default: %(default)s)")
     p.add_argument("--unicode-errors", choices=UNICODE_ERRORS, default="strict",
@@ -313,6 +310,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
     p.add_argument("--external", metavar="FILE.csv",
                    help="a CSV with a 'model' column and numeric columns (downstream bias) to rank beside")
+    p.add_argument("--vary", nargs="+", metavar="KEY=V1,V2",
+                   help="hf: models: one variant per combination, e.g. --vary pooling=mean,cls,word-mean "
+                        "layer=-1,-4:-1; writes measurement_sensitivity.csv (does the ranking survive?)")
     p.add_argument("--higher-is-better", nargs="+", metavar="COLUMN",
                    help="external columns where a higher value means less biased")
     _add_run_options(p, "results")

@@ -1,6 +1,6 @@
 """What text a word is encoded in: the SEAT templates, a templates file, and context
 sentences from a corpus (CEAT-style), checked against transformers run by hand on the tiny
-models of :mod:`tiny_transformers`."""
+models of :mod:`tiny_transformers` (tests/tiny_transformers.py, the `tiny` fixture)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pytest
 from test_poolings import ATOL, Oracle
-from tiny_transformers import build
 
 from wefe_same import ModelError
 from wefe_same.models import LoadOptions, resolve_model
@@ -34,8 +33,8 @@ def encoder_cache(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def bert(tmp_path_factory):
-    return build("bert", tmp_path_factory.mktemp("tiny") / "bert")
+def bert(tiny):
+    return tiny["bert"]
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,6 @@
 """Every ``hf:`` pooling and layer choice equals a reference computed with transformers
 directly, on tiny random BERT, RoBERTa and GPT-2 models built by the tests
-(:mod:`tiny_transformers`; nothing is downloaded).
+(:mod:`tiny_transformers` (tests/tiny_transformers.py, the `tiny` fixture); nothing is downloaded).
 
 The oracle encodes each text alone (no padding, batch of one) and reads
 ``hidden_states``; the word's token positions are the tokens whose character offsets
@@ -17,7 +17,7 @@ import warnings
 
 import numpy as np
 import pytest
-from tiny_transformers import KINDS, MAX_POSITIONS, N_LAYERS, build
+from tiny_transformers import KINDS, MAX_POSITIONS, N_LAYERS
 
 from wefe_same import ModelError
 from wefe_same.errors import WefeSameWarning
@@ -38,12 +38,6 @@ def encoder_cache(tmp_path_factory):
     with pytest.MonkeyPatch.context() as m:
         m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
         yield
-
-
-@pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    root = tmp_path_factory.mktemp("tiny")
-    return {kind: build(kind, root / kind) for kind in KINDS}
 
 
 class Oracle:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 CORPUS = [
     "This is a person.", "That is a doctor.", "There is a nurse here.", "Here is an engineer.",
     "The physician is there.", "She is a homemaker.", "He is a programmer.", "They ate ice cream.",
@@ -79,3 +81,10 @@ def build(kind: str, folder: Path, *, seed: int = 0) -> Path:
     model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
     return folder
+
+
+@pytest.fixture(scope="session")
+def tiny(tmp_path_factory):
+    """{"bert" | "roberta" | "gpt2": folder}, built once per test process (import it into a test module)."""
+    root = tmp_path_factory.mktemp("tiny")
+    return {kind: build(kind, root / kind, seed=i) for i, kind in enumerate(KINDS)}
