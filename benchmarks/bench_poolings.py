@@ -29,7 +29,7 @@ os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # before transformer
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import header, median_time  # noqa: E402
+from _common import header, median_time
 
 POOLINGS = ("mean", "cls", "last", "word-mean", "word-first", "word-last")
 
