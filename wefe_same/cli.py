@@ -251,7 +251,8 @@ def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-subwords", dest="subwords", action="store_false",
                    help="fastText .bin: no vectors built from subwords for unknown words")
     p.add_argument("--trust-pickle", action="store_true",
-                   help="allow loading gensim .kv/.model files given by path (they run code)")
+                   help="allow loading pickles, which run code: gensim .kv/.model files given by path, "
+                        "encoder weights that exist only as pytorch_model.bin")
     p.add_argument("--allow-download", action="store_true",
                    help="let encoder models be fetched from the Hugging Face hub (default: offline)")
 
