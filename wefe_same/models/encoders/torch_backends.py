@@ -127,6 +127,9 @@ class _HfBackend:
                 raise ModelError(f"model spec {s.spec!r}: the tokenizer has no pad, end-of-sequence, unknown "
                                  "or beginning-of-sequence token to pad batches with")
             self.tokenizer.pad_token = fallback
+        if s.pooling in WORD_POOLINGS and not getattr(self.tokenizer, "is_fast", False):
+            raise ModelError(f"model spec {s.spec!r}: pooling={s.pooling} finds the word's tokens with the offset "
+                             "mapping of a fast (Rust) tokenizer, and this model has none (no tokenizer.json)")
         self.max_length = max_positions(self.model, self.tokenizer)
         self.dim = int(getattr(self.model.config, "hidden_size", 0)) or None
 
