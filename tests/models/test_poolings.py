@@ -31,6 +31,8 @@ TEMPLATES = ("This is {a} {word}.", "The {word} is here and there.")
 POOLINGS = ("mean", "cls", "last", "word-mean", "word-first", "word-last")
 LAYERS = ("-1", "0", "-4:-1", "1:2")
 ATOL = 1e-5
+#: kind → a loaded backend, shared by the pooling × layer loop.
+LOADED: dict = {}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -116,6 +118,12 @@ def test_every_pooling_and_layer_equals_transformers(tiny, oracles, kind, templa
         for layer in LAYERS:
             source = resolve_model(f"hf:{tiny[kind]},pooling={pooling},layer={layer}",
                                    LoadOptions(templates=templates))
+            # One loaded model per kind (loading dominates the time on tiny models); the
+            # backend reads the pooling and layer from its settings on every call.
+            if kind not in LOADED:
+                LOADED[kind] = source._load()
+            LOADED[kind].settings = source.settings
+            source._backend = LOADED[kind]
             got = source.lookup(WORDS)
             assert sorted(got) == sorted(WORDS)
             for word in WORDS:
