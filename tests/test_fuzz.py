@@ -121,6 +121,26 @@ def test_any_bytes_as_a_bare_path(data, name, unicode_errors):
 
 
 @FUZZ
+@given(data=st.binary(max_size=2000), name=st.sampled_from(["c.txt", "c.jsonl", "t.txt"]))
+def test_any_bytes_as_a_contexts_or_templates_file(data, name):
+    """The encoders' text inputs (--contexts, --templates FILE): sentences or a typed error."""
+    from wefe_same.models.encoders.contexts import Contexts, load_template_set
+
+    path = tmp_file(data, name)
+    try:
+        if name.startswith("t"):
+            templates, _, _ = load_template_set(str(path))
+            assert all("{word}" in t for t in templates)
+        else:
+            contexts = Contexts(path)
+            for word in WORDS + ["ice cream", "(", "a.b"]:
+                for text, spans in contexts.texts(word, 3, 0):
+                    assert all(0 <= a < b <= len(text) for a, b in spans)
+    except WefeSameError:
+        pass
+
+
+@FUZZ
 @given(data=st.binary(max_size=2000), fmt=st.sampled_from(["glove", "word2vec", "fasttext"]))
 def test_any_bytes_with_an_explicit_format(data, fmt):
     read_or_typed_error(data, "m.dat", spec=f"{fmt}:{{path}}")

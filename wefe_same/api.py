@@ -41,6 +41,9 @@ def rank(
     external: str | Path | pd.DataFrame | None = None,
     higher_is_better: Sequence[str] | str = (),
     templates: Sequence[str] | str = (),
+    contexts: str | Path | None = None,
+    contexts_per_word: int = 20,
+    vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None,
     unicode_errors: str = "strict",
     subwords: bool = True,
     trust_pickle: bool = False,
@@ -97,8 +100,21 @@ def rank(
         A ``model`` column plus numeric columns (downstream bias, CrowS-Pairs…) joined to
         the rankings and correlations; lower = less biased unless named in
         ``higher_is_better``.
-    templates : list of str
-        Encoder models encode each word in these sentences (``{word}`` slot), averaged.
+    templates : list of str, or str
+        Encoder models encode each word in these sentences (``{word}`` slot), averaged;
+        or one name: ``"seat"`` (the bleached templates of May et al. 2019, bundled;
+        ``"seat-names"``, ``"seat-terms"``) or a file with one template a line.
+    contexts : path, optional
+        Encoder models encode each word in up to ``contexts_per_word`` sentences of this
+        file that contain it (text, one sentence a line, or ``.jsonl``), drawn with
+        ``seed``; ``hf:`` models then pool the word's own tokens (``word-mean``) unless
+        the spec says otherwise. A word in no sentence is missing.
+    contexts_per_word : int >= 1, default 20
+    vary : list of str or dict, optional
+        ``["pooling=mean,cls,word-mean", "layer=-1,-4:-1"]`` (or ``{"pooling": [...]}``):
+        every ``hf:`` model becomes one variant per combination, named
+        ``BASE[pooling=P,layer=L]``; all are ranked, and ``measurement_sensitivity``
+        compares the rankings of the models under each pair of settings.
     unicode_errors : {"strict", "replace", "ignore"}
     subwords : bool
         fastText ``.bin``: vectors of unknown words from their subwords.

@@ -27,9 +27,26 @@ class _Parser(argparse.ArgumentParser):
 
 def _load_options(args: argparse.Namespace) -> dict:
     """Model-loading options shared by the commands that read models."""
-    return {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-            "subwords": args.subwords, "templates": tuple(args.templates),
-            "allow_download": args.allow_download}
+    from wefe_same.models.encoders.contexts import template_options
+
+    options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
+               "subwords": args.subwords, "allow_download": args.allow_download,
+               **template_options(_templates(args))}
+    if args.contexts is not None:
+        options.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
+    return options
+
+
+def _templates(args: argparse.Namespace) -> list[str] | str:
+    """``--template SENTENCE`` (repeatable) or ``--templates NAME|FILE``, not both."""
+    from wefe_same.validation import InvalidParameterError
+
+    if args.template_set is not None:
+        if args.templates:
+            raise InvalidParameterError("--template and --templates exclude each other: give sentences with "
+                                        "--template, or one template set or file with --templates")
+        return str(args.template_set)
+    return list(args.templates)
 
 
 def _metric_options(items: Sequence[str] | None) -> dict:
@@ -68,7 +85,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         check_formats(args.formats)
     out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
-                                       cache=False if args.no_cache else args.cache, progress=None)
+                                       cache=False if args.no_cache else args.cache, progress=None,
+                                       templates=_templates(args))
     result = pipeline.run(config, started=started)
     out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):
@@ -145,7 +163,7 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     from wefe_same.run.config import RankConfig
 
     out = check_output(Path(args.out))
-    result = pipeline.run(RankConfig.from_namespace(args, permutations=0,
+    result = pipeline.run(RankConfig.from_namespace(args, permutations=0, templates=_templates(args),
                                                     cache=False if args.no_cache else args.cache))
     table = result.extra["robustness"]
     result.save(out, **_save_options(args))
@@ -206,7 +224,7 @@ def _cmd_models(args: argparse.Namespace) -> int:
         hint = "" if present else f"   fetch: python -m gensim.downloader --download {name}"
         print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
     print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
-          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]; NAME=SPEC renames.")
+          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]; NAME=SPEC renames.")
     print("Variants of any static model on request (options and their defaults in brackets, all optional):")
     for suffix, text in VARIANT_DESCRIPTIONS.items():
         if "[" in suffix:
@@ -243,12 +261,21 @@ def _add_load_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--template", dest="templates", action="append", default=[], metavar="SENTENCE",
                    help='encoders: encode each word in this sentence, e.g. "This is a {word}." '
                         "(repeatable: the mean over templates)")
+    p.add_argument("--templates", dest="template_set", metavar="seat|FILE",
+                   help="encoders: a template set: seat (May et al. 2019's bleached templates, bundled; "
+                        "seat-names, seat-terms force one list) or a file with one template a line")
+    p.add_argument("--contexts", metavar="FILE",
+                   help="encoders: encode each word in sentences of FILE that contain it (text, one sentence a "
+                        "line, or .jsonl); hf: models pool the word's own tokens (word-mean) by default")
+    p.add_argument("--contexts-per-word", type=int, default=20, metavar="N",
+                   help="at most N context sentences per word, drawn with --seed (default: %(default)s)")
     p.add_argument("--unicode-errors", choices=UNICODE_ERRORS, default="strict",
                    help="a word that is not UTF-8 in a model file: stop (default) or decode leniently")
     p.add_argument("--no-subwords", dest="subwords", action="store_false",
                    help="fastText .bin: no vectors built from subwords for unknown words")
     p.add_argument("--trust-pickle", action="store_true",
-                   help="allow loading gensim .kv/.model files given by path (they run code)")
+                   help="allow loading pickles, which run code: gensim .kv/.model files given by path, "
+                        "encoder weights that exist only as pytorch_model.bin")
     p.add_argument("--allow-download", action="store_true",
                    help="let encoder models be fetched from the Hugging Face hub (default: offline)")
 
@@ -307,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
     p.add_argument("--external", metavar="FILE.csv",
                    help="a CSV with a 'model' column and numeric columns (downstream bias) to rank beside")
+    p.add_argument("--vary", nargs="+", metavar="KEY=V1,V2",
+                   help="hf: models: one variant per combination, e.g. --vary pooling=mean,cls,word-mean "
+                        "layer=-1,-4:-1; writes measurement_sensitivity.csv (does the ranking survive?)")
     p.add_argument("--higher-is-better", nargs="+", metavar="COLUMN",
                    help="external columns where a higher value means less biased")
     _add_run_options(p, "results")

@@ -78,6 +78,10 @@ class RankResult:
         metric says bias was reduced (with ``bootstrap_words``, a paired interval of the
         difference); and one row per variant counting the metrics that say reduced or
         increased (:mod:`wefe_same.analysis.debias_effect`). None otherwise.
+    measurement_sensitivity : DataFrame or None
+        With ``rank(..., vary=...)``: per metric and pair of measurement settings, Spearman's
+        rho between the rankings of the models under the two settings and how many models
+        change rank (:mod:`wefe_same.analysis.measurement`). None otherwise.
     extra : dict of str to DataFrame
         Read-only: the tables above that are not None, by field name; each is written as
         ``NAME.csv`` without index.
@@ -110,6 +114,7 @@ class RankResult:
     aggregation_agreement: pd.DataFrame | None = None
     debias_effect: pd.DataFrame | None = None
     debias_summary: pd.DataFrame | None = None
+    measurement_sensitivity: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
 

@@ -93,7 +93,7 @@ def test_report_is_self_contained_escaped_and_shows_every_model_and_metric(run):
             assert "http" not in (v or "") or k == "xmlns", (tag, k, v)
     # The sections, in the order the issue lists them.
     ids = [attrs["id"] for tag, attrs in page.tags if tag == "section"]
-    assert ids == [key for key, _ in report_html.SECTIONS if key != "debias"]  # no base and variant here
+    assert ids == [key for key, _ in report_html.SECTIONS if key not in ("debias", "measurement")]  # neither here
     # Figures: the rank matrix, the correlations and one heatmap per metric, as inline SVG.
     assert sum(tag == "svg" for tag, _ in page.tags) == 2 + len(result.scores)
 

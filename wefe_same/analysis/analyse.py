@@ -55,7 +55,7 @@ class AnalysisPlan(Protocol):
 
 #: The further long tables of an analysis, in the order a run computes them.
 EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
-                "debias_effect", "debias_summary")
+                "debias_effect", "debias_summary", "measurement_sensitivity")
 
 
 @dataclass
@@ -76,6 +76,7 @@ class Analysis:
     aggregation_agreement: pd.DataFrame | None = None
     debias_effect: pd.DataFrame | None = None
     debias_summary: pd.DataFrame | None = None
+    measurement_sensitivity: pd.DataFrame | None = None  # filled by the run stage (``--vary``)
     set_apart: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

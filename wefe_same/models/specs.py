@@ -43,6 +43,16 @@ class LoadOptions:
         Where encoders keep unpacked archives and file hashes: True the cache directory
         (``$WEFE_SAME_CACHE`` or the user cache dir), a path, or False for a scratch
         folder removed at exit (``--no-cache`` writes nothing in the cache directory).
+    name_templates : tuple of str
+        Encoders: templates for words that start with a capital letter (``--templates seat``).
+    template_label : str or None
+        What an encoder's name shows for its templates (``seat``, a file's name).
+    contexts : str or None
+        Encoders: a file of sentences; each word is encoded in the sentences that hold it.
+    contexts_per_word : int
+        At most this many context sentences per word, drawn with ``seed``.
+    seed : int
+        Seeds the draw of context sentences.
     """
 
     trust_pickle: bool = False
@@ -51,6 +61,11 @@ class LoadOptions:
     templates: tuple[str, ...] = field(default=())
     allow_download: bool = False
     cache: bool | str = True
+    name_templates: tuple[str, ...] = field(default=())
+    template_label: str | None = None
+    contexts: str | None = None
+    contexts_per_word: int = 20
+    seed: int = 0
 
 
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")

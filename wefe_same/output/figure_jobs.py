@@ -109,6 +109,13 @@ def draw_debias_effect(effect: pd.DataFrame) -> tuple[Figure | None, list[Note]]
     return fig, [(str(v), "a metric is undefined (NaN)", "drawn as 0") for v in undefined]
 
 
+def draw_measurement(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    n_pairs = len(set(zip(table["setting_a"], table["setting_b"])))
+    fig = _figure((3.5 + 0.7 * table["metric"].nunique(), 1.5 + 0.4 * n_pairs))
+    plots.measurement_sensitivity(table, ax=fig.subplots())
+    return fig, []
+
+
 def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
     """SAME's b(t) when it has values, else the first preferred metric that has some."""
     values = pd.to_numeric(word_bias["value"], errors="coerce")
@@ -151,5 +158,8 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
     robustness = result.extra.get("robustness")
     if robustness is not None and {"model", "metric", "mean_abs_change"} <= set(robustness.columns):
         jobs.append(FigureJob("robustness", draw_robustness, (robustness,)))
+    measurement = result.extra.get("measurement_sensitivity")
+    if measurement is not None and len(measurement):
+        jobs.append(FigureJob("measurement_sensitivity", draw_measurement, (measurement,)))
     return jobs, notes
 

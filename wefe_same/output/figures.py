@@ -244,3 +244,34 @@ def debias_effect(effect: pd.DataFrame, *, ax: Axes | None = None, title: str | 
     ax.legend(fontsize=7, loc="best")
     ax.set_title(title or "Debiasing effect by metric")
     return ax
+
+
+def measurement_sensitivity(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
+                            cmap: str = "RdBu") -> Axes:
+    """Heatmap of Spearman's rho between the rankings under two measurement settings
+    (``--vary``), pairs of settings × metrics; each cell also shows how many models change rank.
+
+    Parameters
+    ----------
+    table : DataFrame
+        :func:`wefe_same.analysis.measurement.measurement_sensitivity`: columns ``metric``,
+        ``setting_a``, ``setting_b``, ``spearman``, ``models_changing_rank``.
+    """
+    pairs = list(dict.fromkeys(zip(table["setting_a"], table["setting_b"])))
+    metrics = list(dict.fromkeys(table["metric"]))
+    keyed = table.assign(pair=[f"{a}  vs  {b}" for a, b in zip(table["setting_a"], table["setting_b"])])
+    labels = [f"{a}  vs  {b}" for a, b in pairs]
+    rho = as_floats(keyed.pivot(index="pair", columns="metric", values="spearman").reindex(
+        index=labels, columns=metrics)).to_numpy()
+    moved = keyed.pivot(index="pair", columns="metric", values="models_changing_rank").reindex(
+        index=labels, columns=metrics).to_numpy()
+    ax = _axes(ax, (3.5 + 0.7 * len(metrics), 1.5 + 0.4 * len(labels)))
+    image = ax.imshow(np.ma.masked_invalid(rho), cmap=cmap, vmin=-1, vmax=1, aspect="auto")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="Spearman's rho between the rankings")
+    ax.set_xticks(range(len(metrics)), labels=metrics, rotation=45, ha="right")
+    ax.set_yticks(range(len(labels)), labels=labels, fontsize=7)
+    for (i, j), v in np.ndenumerate(rho):
+        ax.text(j, i, "n/a" if np.isnan(v) else f"{v:.2f}\n{int(moved[i, j])} moved", ha="center", va="center",
+                fontsize=6, color="white" if not np.isnan(v) and abs(v) > 0.6 else "black")
+    ax.set_title(title or "Does the ranking survive the measurement choice?")
+    return ax

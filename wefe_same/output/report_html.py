@@ -42,8 +42,9 @@ NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of ki
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
 
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
-            ("debias", "Debiasing effect"), ("scores", "Score heatmaps"), ("words", "Most-biased words"),
-            ("coverage", "Coverage"), ("warnings", "Warnings"), ("manifest", "Manifest"))
+            ("debias", "Debiasing effect"), ("measurement", "Measurement sensitivity"), ("scores", "Score heatmaps"),
+            ("words", "Most-biased words"), ("coverage", "Coverage"), ("warnings", "Warnings"),
+            ("manifest", "Manifest"))
 
 
 # -- small pieces ------------------------------------------------------------------------------
@@ -347,6 +348,24 @@ def _coverage(data: ReportData) -> str:
             + _table(head, rows))
 
 
+def _measurement(data: ReportData) -> str:
+    """``--vary``: Spearman's rho between the rankings of the models under two settings."""
+    table = data.measurement
+    if table is None or not len(table):
+        return _note("Not computed: run with --vary (e.g. --vary pooling=mean,cls layer=-1,-4:-1).")
+    def count(value: Any) -> str:
+        return _td(str(int(value)), sort=float(value), numeric=True)
+
+    rows = [[_td(str(r.metric)), _td(str(r.setting_a)), _td(str(r.setting_b)), count(r.models),
+             _num(float(r.spearman), 2), count(r.models_changing_rank), count(r.max_rank_shift)]
+            for r in table.itertuples()]
+    lead = _note("Each hf: model was measured under every setting (pooling, layer); the other models are the same "
+                 "under all. Per metric and pair of settings: Spearman's rho between the two rankings of the "
+                 "models, how many change rank and the largest shift (measurement_sensitivity.csv).")
+    return lead + _table(["metric", "setting A", "setting B", "models", "rho", "models changing rank",
+                          "largest shift"], rows)
+
+
 def _warnings(data: ReportData) -> str:
     said = [str(w) for w in data.manifest.get("warnings", [])]
     if not said:
@@ -408,10 +427,13 @@ def build_report(data: ReportData) -> str:
             + (f" on the query sets {queries}" if queries else "") + (f"; run {created}" if created else "")
             + ". Rank 1 = least biased.")
     builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "debias": _debias,
-                "scores": _scores,
+                "measurement": _measurement, "scores": _scores,
                 "words": _words, "coverage": _coverage, "warnings": _warnings, "manifest": _manifest}
-    # The debiasing section only when the run holds a base and a variant of it.
-    sections = [(k, t) for k, t in SECTIONS if k != "debias" or data.debias_effect is not None]
+    # The debiasing section only when the run holds a base and a variant of it; the
+    # measurement section only for a run with --vary: other reports stay as they were.
+    sections = [(k, t) for k, t in SECTIONS
+                if (k != "debias" or data.debias_effect is not None)
+                and (k != "measurement" or data.measurement is not None)]
     nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in sections)
     body = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{builders[key](data)}</section>'
                    for key, title in sections)

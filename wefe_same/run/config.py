@@ -25,6 +25,8 @@ import pandas as pd
 
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
+from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
+from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
 from wefe_same.query.files import QueriesLike
@@ -82,6 +84,9 @@ class RankConfig:
     external: str | Path | pd.DataFrame | None = None
     higher_is_better: Sequence[str] | str = ()
     templates: Sequence[str] | str = ()
+    contexts: str | Path | None = None
+    contexts_per_word: int = 20
+    vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None
     unicode_errors: UnicodeErrors = "strict"
     subwords: bool = True
     trust_pickle: bool = False
@@ -110,11 +115,27 @@ class RankConfig:
             raise MetricError(f"metric_options of {FUNC} must map metric names to option dicts, "
                               f"not {type(self.metric_options).__name__}")
         check_options(specs, self.metric_options)
-        put("templates", tuple(as_list(self.templates, "templates", FUNC)) if self.templates else ())
-        for t in self.templates:
-            if t.count("{word}") != 1:
-                raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
-                                            f"{{word}} slot. Got {t!r} instead.")
+        if isinstance(self.templates, str) and "{word}" not in self.templates:
+            template_options(self.templates)  # one template set or file: read (and checked) now
+        else:
+            put("templates", tuple(as_list(self.templates, "templates", FUNC)) if self.templates else ())
+            for t in self.templates:
+                if t.count("{word}") != 1:
+                    raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
+                                                f"{{word}} slot, or be one of {', '.join(TEMPLATE_SETS)} or a "
+                                                f"file. Got {t!r} instead.")
+        check_int(self.contexts_per_word, "contexts_per_word", FUNC, minimum=1)
+        if self.vary is not None:
+            put("vary", parse_vary(self.vary))
+        if self.contexts is not None:
+            if not isinstance(self.contexts, (str, os.PathLike)):
+                raise InvalidParameterError(f"The 'contexts' parameter of {FUNC} must be a file path. "
+                                            f"Got {self.contexts!r} instead.")
+            if self.templates:
+                raise InvalidParameterError(f"The 'contexts' and 'templates' parameters of {FUNC} exclude each "
+                                            "other: a word is encoded in its context sentences or in templates.")
+            put("contexts", str(self.contexts))
+            load_contexts(str(self.contexts))  # a missing or unreadable file fails now, naming itself
         check_choice(self.unicode_errors, "unicode_errors", FUNC, UNICODE_ERRORS)
         for name in ("subwords", "trust_pickle", "allow_download"):
             check_bool(getattr(self, name), name, FUNC)
@@ -144,8 +165,9 @@ class RankConfig:
     def load_options(self) -> LoadOptions:
         """How model files and encoders are read."""
         return LoadOptions(trust_pickle=self.trust_pickle, unicode_errors=self.unicode_errors,
-                           subwords=self.subwords, templates=tuple(self.templates),
-                           allow_download=self.allow_download, cache=self._encoder_cache())
+                           subwords=self.subwords, allow_download=self.allow_download, cache=self._encoder_cache(),
+                           contexts=self.contexts, contexts_per_word=self.contexts_per_word,  # type: ignore[arg-type]
+                           seed=self.seed, **template_options(self.templates))  # type: ignore[arg-type]
 
     def _encoder_cache(self) -> bool | str:
         """LoadOptions.cache: False with the cache off, True for the default directory, else the path."""
@@ -166,7 +188,11 @@ class RankConfig:
                 "correlation": self.correlation, "permutations": self.permutations, "bootstrap": self.bootstrap,
                 "bootstrap_words": self.bootstrap_words, "halves": self.halves, "shared_words": self.shared_words,
                 "quality": list(self.quality), "analogy_vocab": self.analogy_vocab,  # type: ignore[arg-type]
-                "templates": list(self.templates), "unicode_errors": self.unicode_errors,
+                "templates": self.templates if isinstance(self.templates, str) else list(self.templates),
+                "contexts": self.contexts,
+                "contexts_per_word": self.contexts_per_word,
+                "vary": None if self.vary is None else {k: list(v) for k, v in self.vary.items()},  # type: ignore[union-attr]
+                "unicode_errors": self.unicode_errors,
                 "subwords": self.subwords, "workers": self.workers, "scheduler": self.scheduler,
                 "external": None if external is None else
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),

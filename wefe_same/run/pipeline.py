@@ -22,17 +22,21 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 
 from wefe_same.analysis.analyse import analyse
 from wefe_same.analysis.external import load_external
+from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import WefeSameWarning
+from wefe_same.models import ModelSource, default_models, resolve_model
+from wefe_same.models.encoders.vary import Variant, expand
 from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
-from wefe_same.run.config import RankConfig
+from wefe_same.run.config import ModelsLike, RankConfig
 from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
@@ -47,6 +51,7 @@ class Run:
     config: RankConfig
     plan: RunPlan
     tasks: list[ModelTask]
+    variants: list[Variant]
     benchmarks: list[Dataset]
     external: pd.DataFrame | None
     cache: ModelCache | None
@@ -67,6 +72,9 @@ def run(config: RankConfig, *, started: float | None = None) -> RankResult:
                             cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
     analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
                        higher_is_better=config.higher_is_better)
+    if prepared.variants:
+        analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
+                                                                   prepared.variants, ties=plan.ties)
     manifest = make_manifest(config, plan, per_model, cache_status, analysed.warnings)
     manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
     return RankResult(
@@ -88,7 +96,11 @@ def prepare(config: RankConfig) -> Run:
     itself), before any model is read.
     """
     plan = make_plan(config)
-    tasks = make_tasks(config.models, config.load_options())
+    models: ModelsLike = config.models
+    variants: list[Variant] = []
+    if config.vary is not None:
+        models, variants = vary_models(config)
+    tasks = make_tasks(models, config.load_options())
     benchmarks = [load_benchmark(b) for b in config.quality or ()]
     external = None
     if config.external is not None:
@@ -97,4 +109,13 @@ def prepare(config: RankConfig) -> Run:
     for message in plan.warnings:
         warnings.warn(message, WefeSameWarning, stacklevel=4)  # the caller of rank
     root = config.cache_root()
-    return Run(config, plan, tasks, benchmarks, external, None if root is False else ModelCache(root))
+    return Run(config, plan, tasks, variants, benchmarks, external, None if root is False else ModelCache(root))
+
+
+def vary_models(config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:
+    """The models with every ``hf:`` spec expanded into its variants (``--vary``)."""
+    models = config.models
+    if models is None or isinstance(models, (str, ModelSource)):
+        models = default_models() if models is None else [models]
+    options = config.load_options()
+    return expand(list(models), config.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]

@@ -77,7 +77,8 @@ class OnnxBackend:
         feeds = self.feeds(texts)
         return feeds, self.session.run(None, feeds)
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], spans: Any = None) -> np.ndarray:
+        """Pooled sentence vectors (``spans`` are not used: the ONNX entries pool sentences)."""
         s = self.settings
         feeds = self.feeds(texts)
         (hidden,) = self.session.run([self.output], feeds)

@@ -18,7 +18,9 @@ from typing import Literal
 from wefe_same.errors import ModelError
 
 Backend = Literal["sbert", "hf", "onnx"]
-Pooling = Literal["mean", "cls"]
+Pooling = Literal["mean", "cls", "last", "word-mean", "word-first", "word-last"]
+#: ``layer=``: one index into ``hidden_states``, or an inclusive range (mean of those layers).
+Layer = int | tuple[int, int]
 
 #: The one install hint for a missing encoder library.
 TEXT_EXTRA = "pip install 'wefe_same[text]'"
@@ -44,7 +46,16 @@ SCHEME_OPTIONS: dict[str, tuple[str, ...]] = {
     "sbert": ("revision",),
     "hf": ("pooling", "layer", "revision"),
 }
-POOLINGS: tuple[Pooling, ...] = ("mean", "cls")
+POOLINGS: tuple[Pooling, ...] = ("mean", "cls", "last", "word-mean", "word-first", "word-last")
+#: Poolings over the target word's own tokens (found with the tokenizer's offset mapping).
+WORD_POOLINGS: tuple[Pooling, ...] = ("word-mean", "word-first", "word-last")
+#: ``model_type`` of decoder-only families (``config.json``): their default pooling is
+#: ``last``, the one token that has seen the whole input under causal attention.
+DECODER_TYPES = frozenset({
+    "gpt2", "gpt_neo", "gpt_neox", "gptj", "gpt_bigcode", "codegen", "ctrl", "openai-gpt", "opt", "bloom",
+    "falcon", "llama", "mistral", "mixtral", "qwen2", "qwen3", "phi", "phi3", "gemma", "gemma2", "gemma3_text",
+    "olmo", "olmo2", "stablelm", "starcoder2", "granite", "cohere", "mpt", "xglm", "smollm3",
+})
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 _LIBRARIES = {
     "sbert": ("torch", "transformers", "sentence-transformers", "tokenizers"),
@@ -174,7 +185,18 @@ def fill(template: str, word: str) -> str:
     return template.replace("{word}", word)
 
 
-def settings_label(*, pooling: str = "mean", layer: int = -1, templates: Sequence[str] = ()) -> str:
+def layer_text(layer: Layer) -> str:
+    """``layer=`` as the spec writes it: ``-1`` or the inclusive range ``-4:-1``.
+
+    >>> layer_text(-2), layer_text((-4, -1))
+    ('-2', '-4:-1')
+    """
+    return f"{layer[0]}:{layer[1]}" if isinstance(layer, tuple) else str(layer)
+
+
+def settings_label(*, pooling: str = "mean", layer: Layer = -1, templates: Sequence[str] = (),
+                   default_pooling: str = "mean", template_label: str | None = None,
+                   contexts: str | None = None) -> str:
     """The bracketed suffix that a non-default choice adds to a model's name ("" if none).
 
     >>> settings_label()
@@ -185,19 +207,25 @@ def settings_label(*, pooling: str = "mean", layer: int = -1, templates: Sequenc
     '[pooling=cls,layer=-2,templates=A {word}. | The {word}.]'
     >>> settings_label(templates=["Here is a much longer sentence that has a {word} in it."])
     '[template=Here is a much longer senten…#20a1b4da]'
+    >>> settings_label(pooling="last", layer=(-4, -1), default_pooling="last", template_label="seat")
+    '[layer=-4:-1,templates=seat]'
     """
     parts = []
-    if pooling != "mean":
+    if pooling != default_pooling:
         parts.append(f"pooling={pooling}")
     if layer != -1:
-        parts.append(f"layer={layer}")
-    if templates:
+        parts.append(f"layer={layer_text(layer)}")
+    if template_label:
+        parts.append(f"templates={template_label}")
+    elif templates:
         key = "template" if len(templates) == 1 else "templates"
         text = " | ".join(templates)
         if len(text) > LABEL_TEMPLATE_CHARS:
             digest = hashlib.sha256(json.dumps(list(templates)).encode("utf-8")).hexdigest()[:8]
             text = f"{text[:28]}…#{digest}" if len(templates) == 1 else f"{len(templates)}#{digest}"
         parts.append(f"{key}={text}")
+    if contexts:
+        parts.append(f"contexts={contexts}")
     return f"[{','.join(parts)}]" if parts else ""
 
 
@@ -254,6 +282,46 @@ def locate(spec: str, location: str, *, revision: str | None, allow_download: bo
     return Location(folder=folder, hub_id=location, revision=folder.name)
 
 
+#: Weight files that are pickles (loading one can run code), and the safe format.
+PICKLED_WEIGHTS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
+PICKLED = (
+    "model spec {spec!r}: {file} holds pickled weights (loading them can run code) and no .safetensors "
+    "file stands beside it; pass --trust-pickle (trust_pickle=True) if you trust the file, or convert it "
+    "to safetensors"
+)
+
+
+def check_weights(spec: str, folder: Path, *, trust_pickle: bool) -> None:
+    """Refuse a folder whose weights exist only as pickles (``pytorch_model.bin``) unless trusted.
+
+    Checked per folder (a sentence-transformers model keeps modules in subfolders); where a
+    ``.safetensors`` file stands beside the pickle, the loaders are told to use it
+    (:func:`safetensors_only`) and the pickle is never opened.
+    """
+    if trust_pickle:
+        return
+    for pattern in PICKLED_WEIGHTS:
+        for file in sorted(folder.rglob(pattern)):
+            if file.is_file() and _is_pickle(file) and not any(file.parent.glob("*.safetensors")):
+                raise ModelError(PICKLED.format(spec=spec, file=file))
+
+
+def _is_pickle(file: Path) -> bool:
+    """torch.save's zip container or a bare pickle (protocol 2+ starts with 0x80); an
+    OpenVINO ``.bin`` of raw numbers is neither."""
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return True  # unreadable: the loader would fail on it anyway; refuse rather than guess
+    return head.startswith(b"PK\x03\x04") or head[:1] == b"\x80"
+
+
+def safetensors_only(s: EncoderSettings) -> dict[str, bool]:
+    """``from_pretrained`` options: safetensors only, unless pickles are trusted."""
+    return {} if s.trust_pickle else {"use_safetensors": True}
+
+
 @dataclass(frozen=True)
 class EncoderSettings:
     """Everything that decides an encoder's vectors; picklable, JSON-able by ``asdict``.
@@ -267,10 +335,10 @@ class EncoderSettings:
         Folder or hub name as given (a catalog entry's folder, resolved).
     revision : str or None
         Requested hub revision.
-    pooling : {"mean", "cls"}
-        ``hf`` and ``onnx`` only.
-    layer : int
-        ``hf`` only: index into ``hidden_states``.
+    pooling : {"mean", "cls", "last", "word-mean", "word-first", "word-last"}
+        ``hf`` (all) and ``onnx`` (mean, cls) only.
+    layer : int or (int, int)
+        ``hf`` only: index into ``hidden_states``, or an inclusive range whose layers are averaged.
     normalize : bool
         ``onnx`` only: scale each sentence vector to unit length (the model's own
         Normalize module, run outside the graph).
@@ -291,6 +359,20 @@ class EncoderSettings:
     cache : bool or str
         :attr:`wefe_same.models.specs.LoadOptions.cache`: where unpacked archives and file
         hashes go (not part of the model's identity).
+    name_templates : tuple of str
+        Templates for words that start with a capital letter (names), when not empty
+        (``--templates seat``); the other words get ``templates``.
+    template_label : str or None
+        What the model's name shows for its templates (``seat``, a file's name).
+    contexts : str or None
+        A file of sentences: a word's vector comes from the sentences that contain it
+        (:mod:`wefe_same.models.encoders.contexts`).
+    contexts_per_word : int
+        At most this many sentences per word, drawn with ``seed``.
+    seed : int
+        Seeds the draw of context sentences.
+    trust_pickle : bool
+        Allow ``pytorch_model.bin`` (pickled) weights; not part of the identity.
     """
 
     backend: Backend
@@ -298,7 +380,7 @@ class EncoderSettings:
     location: str
     revision: str | None = None
     pooling: Pooling = "mean"
-    layer: int = -1
+    layer: Layer = -1
     normalize: bool = False
     max_length: int | None = None
     templates: tuple[str, ...] = ()
@@ -309,14 +391,48 @@ class EncoderSettings:
     parts: tuple[str, ...] = ()
     archive_root: str | None = None
     cache: bool | str = True
+    name_templates: tuple[str, ...] = ()
+    template_label: str | None = None
+    contexts: str | None = None
+    contexts_per_word: int = 20
+    seed: int = 0
+    trust_pickle: bool = False
 
 
-def _check_layer(spec: str, layer: int, n_layers: int) -> None:
-    """``hidden_states`` has n_layers + 1 entries: -(n+1) … n are valid."""
-    if not -(n_layers + 1) <= layer <= n_layers:
+def _check_layer(spec: str, layer: Layer, n_layers: int) -> None:
+    """``hidden_states`` has n_layers + 1 entries: -(n+1) … n are valid; a range runs forwards."""
+    ends = layer if isinstance(layer, tuple) else (layer,)
+    for end in ends:
+        if not -(n_layers + 1) <= end <= n_layers:
+            raise ModelError(BAD_OPTION.format(
+                spec=spec, problem=f"layer={layer_text(layer)} is out of range: the model has {n_layers} layers, "
+                                   f"so layer must be in {-(n_layers + 1)} … {n_layers} (0 = embeddings, -1 = last)"))
+    if isinstance(layer, tuple):
+        first, last = (end % (n_layers + 1) for end in layer)
+        if first > last:
+            raise ModelError(BAD_OPTION.format(
+                spec=spec, problem=f"layer={layer_text(layer)} is an empty range: its first layer comes after "
+                                   "its last (ranges are inclusive and run forwards, e.g. -4:-1)"))
+
+
+def parse_layer(spec: str, raw: str) -> Layer:
+    """``-1`` → -1; ``-4:-1`` → (-4, -1) (inclusive: the mean of four layers).
+
+    >>> parse_layer("hf:m", "-4:-1"), parse_layer("hf:m", "2")
+    ((-4, -1), 2)
+    >>> parse_layer("hf:m", "last")
+    Traceback (most recent call last):
+    ...
+    wefe_same.errors.ModelError: model spec 'hf:m': layer='last' is not an integer or a range FIRST:LAST
+    """
+    first, sep, last = raw.partition(":")
+    try:
+        if sep:
+            return int(first), int(last)
+        return int(raw)
+    except ValueError:
         raise ModelError(BAD_OPTION.format(
-            spec=spec, problem=f"layer={layer} is out of range: the model has {n_layers} layers, "
-                               f"so layer must be in {-(n_layers + 1)} … {n_layers} (0 = embeddings, -1 = last)"))
+            spec=spec, problem=f"layer={raw!r} is not an integer or a range FIRST:LAST")) from None
 
 
 def _base_name(location: str) -> str:
@@ -324,21 +440,56 @@ def _base_name(location: str) -> str:
     return Path(location.rstrip("/\\")).name or location
 
 
-def _option_values(spec: str, options: dict[str, str], folder: Path | None) -> tuple[Pooling, int]:
-    pooling = options.get("pooling", "mean")
+def read_config(folder: Path | None) -> dict:
+    """The folder's ``config.json`` (transformers' model config), {} when absent or unreadable."""
+    config = folder / "config.json" if folder is not None else None
+    if config is None or not config.is_file():
+        return {}
+    try:
+        data = json.loads(config.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def is_decoder(config: dict) -> bool:
+    """A decoder-only model (GPT-2 family, Llama-style): by ``model_type`` or a causal-LM class.
+
+    >>> is_decoder({"model_type": "gpt2"}), is_decoder({"model_type": "bert"})
+    (True, False)
+    >>> is_decoder({"architectures": ["MyForCausalLM"]})
+    True
+    """
+    if config.get("model_type") in DECODER_TYPES:
+        return True
+    architectures = config.get("architectures") or []
+    return any(isinstance(a, str) and a.endswith("ForCausalLM") for a in architectures)
+
+
+def default_pooling(config: dict) -> Pooling:
+    """``last`` for a decoder-only model, ``mean`` otherwise."""
+    return "last" if is_decoder(config) else "mean"
+
+
+def n_layers_of(config: dict) -> int | None:
+    """The number of transformer layers a config declares (BERT's or GPT-2's key)."""
+    for key in ("num_hidden_layers", "n_layer"):
+        if isinstance(config.get(key), int):
+            return int(config[key])
+    return None
+
+
+def _option_values(spec: str, options: dict[str, str], folder: Path | None,
+                   *, word_default: bool = False) -> tuple[Pooling, Layer, Pooling]:
+    """(pooling, layer, the model's default pooling) of an ``hf:`` spec; ``word_default``:
+    ``word-mean`` is the default (a word in a context sentence)."""
+    config = read_config(folder)
+    default = "word-mean" if word_default else default_pooling(config)
+    pooling = options.get("pooling", default)
     if pooling not in POOLINGS:
         raise ModelError(BAD_OPTION.format(spec=spec, problem=f"pooling={pooling!r}; use one of {', '.join(POOLINGS)}"))
-    raw_layer = options.get("layer", "-1")
-    try:
-        layer = int(raw_layer)
-    except ValueError:
-        raise ModelError(BAD_OPTION.format(spec=spec, problem=f"layer={raw_layer!r} is not an integer")) from None
-    config = folder / "config.json" if folder is not None else None
-    if config is not None and config.is_file():
-        try:
-            n_layers = json.loads(config.read_text(encoding="utf-8")).get("num_hidden_layers")
-        except (OSError, ValueError):
-            n_layers = None
-        if isinstance(n_layers, int):
-            _check_layer(spec, layer, n_layers)  # fail now, before any model is read
-    return pooling, layer
+    layer = parse_layer(spec, options.get("layer", "-1"))
+    n_layers = n_layers_of(config)
+    if n_layers is not None:
+        _check_layer(spec, layer, n_layers)  # fail now, before any model is read
+    return pooling, layer, default

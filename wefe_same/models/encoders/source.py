@@ -14,20 +14,25 @@ import numpy as np
 
 from wefe_same.cachedir import encoders_dir
 from wefe_same.models.base import ModelSource
+from wefe_same.models.encoders.contexts import Span, Text, load_contexts, template_texts
 from wefe_same.models.encoders.hashing import files_sha256, folder_files
 from wefe_same.models.encoders.onnx import OnnxBackend
 from wefe_same.models.encoders.parts import unpack_split_zip
 from wefe_same.models.encoders.settings import (
     _LIBRARIES,
     BATCH_SIZE,
+    WORD_POOLINGS,
     Backend,
     EncoderSettings,
+    Layer,
     Location,
+    Pooling,
     _base_name,
     _option_values,
     check_templates,
-    fill,
+    check_weights,
     hub_offline,
+    layer_text,
     locate,
     parse_options,
     require,
@@ -66,6 +71,8 @@ class EncoderSource(ModelSource):
         self.batch_size = int(batch_size)
         self.progress = progress
         self._backend: Any = None
+        #: Per word, how many context sentences the last lookup found (``contexts`` only).
+        self.context_counts: dict[str, int] | None = None
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
@@ -103,43 +110,68 @@ class EncoderSource(ModelSource):
 
     # ------------------------------------------------------------------ protocol
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
-        """Every word's vector (an encoder knows every string); see the module docstring.
+        """Every word's vector; see the module docstring.
 
-        Words are encoded in sorted order, in batches of :attr:`batch_size` sentences,
-        so the same word set gives the same bytes.
+        Each word becomes one or more texts (alone, in templates, in context sentences) with
+        the word's character spans; the distinct texts are encoded in batches of
+        :attr:`batch_size`, sorted by length, so the same word set gives the same bytes. A
+        word's vector is the mean over its texts (a text whose word tokens were all cut off
+        by truncation does not count); a word with no text (no context sentence holds it)
+        gets no vector and is reported missing.
         """
         words = sorted(set(words))
         if not words:
             return {}
+        texts = self.texts(words)
+        self.context_counts = ({w: len(texts[w]) for w in words} if self.settings.contexts is not None else None)
         backend = self._load()
-        templates = self.settings.templates
-        if not templates:
-            vectors = self._encode(backend, words).astype(np.float64)
-            return {w: vectors[i] for i, w in enumerate(words)}
-        sentences = sorted({fill(t, w) for w in words for t in templates})
-        encoded = self._encode(backend, sentences)
-        row = {s: i for i, s in enumerate(sentences)}
+        word_level = self.settings.pooling in WORD_POOLINGS
+        # Sentence poolings: one vector per distinct text; word poolings: per text and span.
+        keys = sorted({item if word_level else (item[0], ()) for w in words for item in texts[w]})
+        row = {k: i for i, k in enumerate(keys)}
+        encoded = self._encode(backend, [k[0] for k in keys], [k[1] for k in keys] if word_level else None)
         out = {}
         for w in words:
-            rows = encoded[[row[fill(t, w)] for t in templates]].astype(np.float64)
-            out[w] = rows.mean(axis=0)
+            if not texts[w]:
+                continue
+            rows = encoded[[row[item if word_level else (item[0], ())] for item in texts[w]]].astype(np.float64)
+            rows = rows[np.isfinite(rows).all(axis=1)] if word_level else rows
+            if len(rows):
+                out[w] = rows.mean(axis=0)
         return out
 
-    def _encode(self, backend: Any, texts: Sequence[str]) -> np.ndarray:
+    def texts(self, words: Sequence[str]) -> dict[str, list[Text]]:
+        """Per word, the texts it is encoded in and its character spans in each."""
+        s = self.settings
+        if s.contexts is not None:
+            contexts = load_contexts(s.contexts)
+            return {w: contexts.texts(w, s.contexts_per_word, s.seed) for w in words}
+        if s.templates:
+            return {w: template_texts(w, s.templates, s.name_templates) for w in words}
+        return {w: [(w, ((0, len(w)),))] for w in words}
+
+    def _encode(self, backend: Any, texts: Sequence[str],
+                spans: Sequence[tuple[Span, ...]] | None = None) -> np.ndarray:
         from tqdm.auto import tqdm
 
         # Batches of texts of similar length pad less (25 % faster on the default words);
         # the order is a fixed function of the texts, and the rows are put back after.
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), texts[i]))
+        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), texts[i], spans[i] if spans else ()))
         texts = [texts[i] for i in order]
-        chunks = [texts[i:i + self.batch_size] for i in range(0, len(texts), self.batch_size)]
+        ordered_spans = [spans[i] for i in order] if spans is not None else None
+        starts = range(0, len(texts), self.batch_size)
         # disable=None: tqdm shows the bar only on a terminal.
-        disable = True if len(chunks) < 2 else (None if self.progress is None else not self.progress)
+        disable = True if len(starts) < 2 else (None if self.progress is None else not self.progress)
         parts = []
         with tqdm(total=len(texts), disable=disable, unit="text", desc=f"encoding {self.name}",
                   leave=False) as bar:
-            for chunk in chunks:
-                parts.append(np.asarray(backend.encode(list(chunk)), dtype=np.float32))
+            for i in starts:
+                chunk = list(texts[i:i + self.batch_size])
+                if ordered_spans is None:
+                    parts.append(np.asarray(backend.encode(chunk), dtype=np.float32))
+                else:
+                    parts.append(np.asarray(backend.encode(chunk, ordered_spans[i:i + self.batch_size]),
+                                            dtype=np.float32))
                 bar.update(len(chunk))
         encoded = np.vstack(parts)
         restored = np.empty_like(encoded)
@@ -158,6 +190,16 @@ class EncoderSource(ModelSource):
         key: dict[str, Any] = {"kind": "encoder", **{k: v for k, v in asdict(s).items()
                                                      if k not in ("spec", "allow_download", "parts", "cache")}}
         key["templates"] = list(s.templates)
+        key["name_templates"] = list(s.name_templates)
+        key["layer"] = layer_text(s.layer)
+        key.pop("trust_pickle", None)  # where the weights may come from, not what they are
+        key.pop("template_label", None)
+        if s.contexts is None:
+            for unused in ("contexts", "contexts_per_word", "seed"):
+                key.pop(unused, None)
+        else:
+            key["contexts"] = Path(s.contexts).name
+            key["contexts_sha256"] = files_sha256([Path(s.contexts)], store_dir=encoder_cache(s))
         key["parts"] = [Path(p).name for p in s.parts]
         if s.parts:  # a split archive is identified by its slices: nothing is unpacked
             key["files_sha256"] = files_sha256([Path(p) for p in s.parts], store_dir=encoder_cache(s))
@@ -192,10 +234,19 @@ class EncoderSource(ModelSource):
         if s.backend != "sbert":
             out["pooling"] = s.pooling
         if s.backend == "hf":
-            out["layer"] = str(s.layer)
+            out["layer"] = layer_text(s.layer)
         if s.backend == "onnx":
             out["normalize"] = str(s.normalize).lower()
         out["templates"] = json.dumps(list(s.templates), ensure_ascii=False)
+        if s.name_templates:
+            out["name_templates"] = json.dumps(list(s.name_templates), ensure_ascii=False)
+        if s.contexts is not None:
+            out["contexts"] = str(s.contexts)
+            out["contexts_per_word"] = str(s.contexts_per_word)
+            if self.context_counts is not None:
+                counts = self.context_counts
+                out["context_counts"] = json.dumps(counts, ensure_ascii=False, sort_keys=True)
+                out["words_without_context"] = str(sum(1 for n in counts.values() if n == 0))
         out["batch_size"] = str(self.batch_size)
         out["device"] = self._backend.device if self._backend is not None else _default_device(s.backend)
         if self._backend is not None and self._backend.dim:
@@ -232,14 +283,36 @@ def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: 
     templates = check_templates(options.templates)
     revision = opts.get("revision") or None
     loc = locate(spec, path, revision=revision, allow_download=options.allow_download)
-    pooling, layer = _option_values(spec, opts, loc.folder) if scheme == "hf" else ("mean", -1)
+    if loc.folder is not None:
+        check_weights(spec, loc.folder, trust_pickle=options.trust_pickle)
+    pooling: Pooling
+    layer: Layer
+    if scheme == "hf":
+        pooling, layer, default = _option_values(spec, opts, loc.folder, word_default=options.contexts is not None)
+    else:
+        pooling, layer, default = "mean", -1, "mean"
     settings = EncoderSettings(
         backend=scheme, spec=spec, location=str(loc.folder) if loc.hub_id is None else path,
         revision=revision, pooling=pooling, layer=layer, templates=templates,
-        allow_download=options.allow_download, cache=options.cache,
+        allow_download=options.allow_download, cache=options.cache, trust_pickle=options.trust_pickle,
+        **context_settings(options),
     )
-    label = name or _base_name(path) + settings_label(pooling=pooling, layer=layer, templates=templates)
+    label = name or _base_name(path) + source_label(settings, default_pooling=default)
     return EncoderSource(label, settings)
+
+
+def context_settings(options: LoadOptions) -> dict[str, Any]:
+    """The EncoderSettings fields that say what text a word is encoded in (beside ``templates``)."""
+    return {"name_templates": check_templates(options.name_templates), "template_label": options.template_label,
+            "contexts": None if options.contexts is None else str(Path(options.contexts).resolve()),
+            "contexts_per_word": options.contexts_per_word, "seed": options.seed}
+
+
+def source_label(s: EncoderSettings, *, default_pooling: str = "mean") -> str:
+    """The bracketed suffix of an encoder's name (see :func:`settings_label`)."""
+    return settings_label(pooling=s.pooling, layer=s.layer, templates=s.templates, default_pooling=default_pooling,
+                          template_label=s.template_label,
+                          contexts=None if s.contexts is None else f"{Path(s.contexts).name}:{s.contexts_per_word}")
 
 
 def sbert_source(name: str | None, location: str, options: LoadOptions) -> EncoderSource:
@@ -248,7 +321,7 @@ def sbert_source(name: str | None, location: str, options: LoadOptions) -> Encod
 
 
 def hf_source(name: str | None, location: str, options: LoadOptions) -> EncoderSource:
-    """``hf:NAME_OR_PATH[,pooling=mean|cls][,layer=INT][,revision=REV]``: a transformers model."""
+    """``hf:NAME_OR_PATH[,pooling=POOLING][,layer=INT|FIRST:LAST][,revision=REV]``: a transformers model."""
     return _scheme_builder("hf", name, location, options)
 
 

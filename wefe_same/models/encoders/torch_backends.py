@@ -3,13 +3,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import warnings
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 
-from wefe_same.errors import ModelError
-from wefe_same.models.encoders.settings import DOWNLOAD_FAILED, EncoderSettings, Location, _check_layer, require
+from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.models.encoders.settings import (
+    DOWNLOAD_FAILED,
+    WORD_POOLINGS,
+    EncoderSettings,
+    Layer,
+    Location,
+    _check_layer,
+    require,
+    safetensors_only,
+)
 
 
 @contextmanager
@@ -69,12 +80,14 @@ class _SbertBackend:
             self.model = SentenceTransformer(
                 target, device=self.device, revision=None if loc.folder is not None else s.revision,
                 local_files_only=loc.folder is not None or not s.allow_download,
+                model_kwargs=safetensors_only(s),
             )
         self.model.eval()
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = dimension()
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
+        """The model's own sentence embedding (its Pooling module); ``spans`` are not used."""
         import torch
 
         with torch.inference_mode():
@@ -83,7 +96,8 @@ class _SbertBackend:
 
 
 class _HfBackend:
-    """transformers ``AutoModel`` + ``AutoTokenizer``, one hidden layer, mean or [CLS]."""
+    """transformers ``AutoModel`` + ``AutoTokenizer``: one hidden layer (or the mean of a range),
+    pooled over every token, the first, the last non-padding one, or the target word's own."""
 
     def __init__(self, s: EncoderSettings, loc: Location) -> None:
         require("torch", f"model spec {s.spec!r}")
@@ -99,26 +113,134 @@ class _HfBackend:
             kwargs["revision"] = s.revision
         with _loading(s.spec, loc):
             self.tokenizer = AutoTokenizer.from_pretrained(target, **kwargs)
-            self.model = AutoModel.from_pretrained(target, **kwargs)
+            self.model = AutoModel.from_pretrained(target, **kwargs, **safetensors_only(s))
         self.model.eval().to(self.device)
         n_layers = getattr(self.model.config, "num_hidden_layers", None)
         if n_layers is not None:
             _check_layer(s.spec, s.layer, int(n_layers))
-        self.max_length = min(int(getattr(self.tokenizer, "model_max_length", 512) or 512), 512)
+        # Right padding: a causal model's positions stay those of the unpadded text, and the
+        # attention mask keeps the padding out of every token and every pooling.
+        self.tokenizer.padding_side = "right"
+        if self.tokenizer.pad_token is None:  # GPT-2 style: eos as pad (masked, never pooled)
+            fallback = self.tokenizer.eos_token or self.tokenizer.unk_token or self.tokenizer.bos_token
+            if fallback is None:
+                raise ModelError(f"model spec {s.spec!r}: the tokenizer has no pad, end-of-sequence, unknown "
+                                 "or beginning-of-sequence token to pad batches with")
+            self.tokenizer.pad_token = fallback
+        if s.pooling in WORD_POOLINGS and not getattr(self.tokenizer, "is_fast", False):
+            raise ModelError(f"model spec {s.spec!r}: pooling={s.pooling} finds the word's tokens with the offset "
+                             "mapping of a fast (Rust) tokenizer, and this model has none (no tokenizer.json)")
+        self.max_length = max_positions(self.model, self.tokenizer)
         self.dim = int(getattr(self.model.config, "hidden_size", 0)) or None
 
-    def encode(self, texts: list[str]) -> np.ndarray:
+    def _tokenize(self, texts: list[str], offsets: bool) -> Any:
+        """Padded to the longest text; texts longer than the model's positions are cut to them
+        (with a warning naming how many, and the first)."""
+        batch = self.tokenizer(texts, padding=True, return_offsets_mapping=offsets, return_tensors="pt",
+                               verbose=False)
+        if batch["input_ids"].shape[1] <= self.max_length:
+            return batch
+        lengths = batch["attention_mask"].sum(dim=1)
+        long = [t for t, n in zip(texts, lengths.tolist()) if n > self.max_length]
+        warnings.warn(
+            f"model spec {self.settings.spec!r}: {len(long)} text(s) are longer than the model's "
+            f"{self.max_length} positions and are cut to them (first: {long[0][:80]!r}); a word cut off "
+            "gets no vector from that text", WefeSameWarning, stacklevel=2)
+        return self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
+                              return_offsets_mapping=offsets, return_tensors="pt", verbose=False)
+
+    def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
+        """One row per text: the pooled vectors (NaN rows where a word pooling finds no token)."""
         import torch
 
         s = self.settings
-        batch = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                               return_tensors="pt").to(self.device)
+        word = s.pooling in WORD_POOLINGS
+        if word and spans is None:
+            spans = [[(0, len(t))] for t in texts]  # the word alone: every character is the word
+        batch = self._tokenize(texts, offsets=word)
+        selected = word_tokens(batch.pop("offset_mapping"), spans) if word and spans is not None else None
+        batch = batch.to(self.device)
         with torch.inference_mode():
             out = self.model(**batch, output_hidden_states=s.layer != -1, return_dict=True)
-            hidden = out.last_hidden_state if s.layer == -1 else out.hidden_states[s.layer]
-            if s.pooling == "cls":
-                pooled = hidden[:, 0]
-            else:
-                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(dim=1) / torch.clamp(mask.sum(dim=1), min=1e-9)
+            hidden = select_layers(out, s.layer)
+            pooled = pool(hidden, batch["attention_mask"], s.pooling,
+                          None if selected is None else selected.to(self.device))
             return pooled.float().cpu().numpy()
+
+
+def max_positions(model: Any, tokenizer: Any) -> int:
+    """The longest input the model takes, in tokens: its position table (less RoBERTa's offset
+    of ``padding_idx + 1``) and the tokenizer's ``model_max_length``; 512 when neither says."""
+    config = model.config
+    limits = []
+    for key in ("max_position_embeddings", "n_positions"):
+        value = getattr(config, key, None)
+        if isinstance(value, int) and value > 0:
+            offset = getattr(getattr(model, "embeddings", None), "padding_idx", None)
+            limits.append(value - (offset + 1 if isinstance(offset, int) else 0))
+            break
+    tokenizer_limit = getattr(tokenizer, "model_max_length", None)
+    if isinstance(tokenizer_limit, int) and 0 < tokenizer_limit < 1_000_000:  # a huge value means unset
+        limits.append(tokenizer_limit)
+    return min(limits) if limits else 512
+
+
+def select_layers(out: Any, layer: Layer) -> Any:
+    """The hidden states of one layer, or the mean of an inclusive range of layers."""
+    import torch
+
+    if layer == -1:
+        return out.last_hidden_state
+    states = out.hidden_states
+    if isinstance(layer, tuple):
+        first, last = (end % len(states) for end in layer)
+        return torch.stack(states[first:last + 1]).mean(dim=0)
+    return states[layer]
+
+
+def word_tokens(offsets: Any, spans: Sequence[Sequence[tuple[int, int]]]) -> Any:
+    """(batch, tokens) bool: the tokens whose characters overlap one of the text's word spans.
+
+    Special and padding tokens have the empty offset (0, 0) and never overlap; a byte-level
+    token that carries the space before the word (GPT-2's ``Ġword``) overlaps the word and
+    counts, a token of the space alone does not.
+    """
+    import torch
+
+    start, end = offsets[..., 0], offsets[..., 1]
+    out = torch.zeros(start.shape, dtype=torch.bool)
+    for i, text_spans in enumerate(spans):
+        for a, b in text_spans:
+            out[i] |= (start[i] < b) & (end[i] > a) & (end[i] > start[i])
+    return out
+
+
+def pool(hidden: Any, mask: Any, pooling: str, selected: Any = None) -> Any:
+    """(batch, tokens, d) → (batch, d) by ``pooling`` (see :mod:`wefe_same.models.encoders`).
+
+    ``mean`` over the attention mask (special tokens included), ``cls`` the first token,
+    ``last`` the last token the mask keeps; the ``word-*`` poolings over ``selected``
+    (mean, first, last of the word's tokens), NaN where a text has none.
+    """
+    import torch
+
+    positions = torch.arange(hidden.shape[1], device=hidden.device)
+    if pooling == "cls":
+        return hidden[:, 0]
+    if pooling == "mean":
+        m = mask.unsqueeze(-1).to(hidden.dtype)
+        return (hidden * m).sum(dim=1) / torch.clamp(m.sum(dim=1), min=1e-9)
+    if pooling == "last":  # works for either padding side
+        index = torch.where(mask.bool(), positions, -1).max(dim=1).values
+        return hidden[torch.arange(hidden.shape[0], device=hidden.device), index]
+    keep = selected & mask.bool()
+    if pooling == "word-mean":
+        m = keep.unsqueeze(-1).to(hidden.dtype)
+        out = (hidden * m).sum(dim=1) / m.sum(dim=1)  # 0/0 = NaN: no token of the word
+    else:
+        pick = (torch.where(keep, positions, hidden.shape[1]).min(dim=1).values if pooling == "word-first"
+                else torch.where(keep, positions, -1).max(dim=1).values)
+        rows = torch.arange(hidden.shape[0], device=hidden.device)
+        out = hidden[rows, pick.clamp(0, hidden.shape[1] - 1)].clone()
+        out[~keep.any(dim=1)] = float("nan")
+    return out
