@@ -1,6 +1,9 @@
 """``wefe-same``: rank models, list the catalog, the metrics and the bundled queries.
 
-Bad input prints one line naming the culprit and exits with code 2, no traceback.
+Bad input prints one line naming the culprit and exits with code 2, no traceback; a run
+that fails for a reason outside the arguments (a full disk, a file size limit, out of
+memory) prints one line and exits 1; standard output closed by its reader (``| head``)
+ends the run quietly with SIGPIPE's status 141, after the results folder was written.
 """
 
 from __future__ import annotations
@@ -11,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from wefe_same.errors import WefeSameError
+from wefe_same.errors import WefeSameError, os_error_message
 from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
 
+EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -355,14 +359,46 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated:
         print("wefe-same: terminated; earlier results are untouched", file=sys.stderr)
         return EXIT_TERMINATED
-    except BrokenPipeError:  # `wefe-same models | head`: the reader left; no traceback
+    except BrokenPipeError as err:
+        if not _stdout_gone():  # a pipe of our own (a worker, a socket) broke: a failure, said
+            print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
+            return EXIT_FAILURE
+        # `wefe-same rank | head -1`: the reader left. Quiet, with SIGPIPE's status, as
+        # shell tools end; the results folder was written before anything was printed.
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as err:  # the world outside the arguments: a full disk, a file size limit
+        print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
+        return EXIT_FAILURE
+    except MemoryError:  # a memory limit (ulimit -v) or a machine too small
+        print("wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory "
+              "for these models; try fewer models at a time); earlier results are untouched", file=sys.stderr)
+        return EXIT_FAILURE
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has left (POLLERR on its write end)."""
+    import select
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError):
+        return False
+    if not hasattr(select, "poll"):
+        return True  # no way to ask: the one BrokenPipeError a CLI sees is stdout's
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 class _Terminated(BaseException):

@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from wefe_same.errors import QueryError, WefeSameWarning, bad_parameter, short_list, unknown_name
+from wefe_same.errors import QueryError, WefeSameWarning, bad_parameter, printable, short_list, unknown_name
 from wefe_same.query.sets import Query, QuerySet, WordSet, set_overlaps
 
 #: Keys a ``[sets.NAME]`` table may hold; ``description``, ``note`` and ``wefe_key`` are
@@ -123,7 +123,7 @@ def load_query_file(path: str | Path) -> QuerySet:
             raise QueryError(f"{path}: {err}") from None
 
     return QuerySet(
-        name=meta.get("name", path.stem),
+        name=meta.get("name", printable(path.stem)),
         queries=tuple(queries),
         path=str(path),
         sha256=hashlib.sha256(raw).hexdigest(),
