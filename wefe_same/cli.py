@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from wefe_same.errors import WefeSameError, os_error_message
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
 
 EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
@@ -268,6 +269,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of a set's words that may be missing (default: 0.2)")
     p.add_argument("--shared-words", action="store_true",
                    help="score every model on the words all models have")
+    p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
+                   help="refuse, before any work, queries that expand into more subqueries (all metrics "
+                        "together; the bundled library gives 937) (default: %(default)s)")
     p.add_argument("--ties", choices=TIES, default="min", help="tie rule (default: %(default)s)")
     p.add_argument("--nan-policy", choices=NAN_POLICIES, default="skip",
                    help="skip or propagate NaN scores (default: %(default)s)")
@@ -298,6 +302,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES), metavar="NAME|PATH")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
     p.add_argument("--halves", type=int, default=20, metavar="H", help="random halves (default: %(default)s)")
+    p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
+                   help="refuse queries that expand into more subqueries (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     _add_run_options(p, "robustness")
     p.set_defaults(run=_cmd_robustness)

@@ -123,12 +123,12 @@ def os_error_message(err: OSError) -> str:
     import errno
 
     code = errno.errorcode.get(err.errno or 0)
-    where = printable(str(err.filename)) if err.filename is not None else "a file"
+    where = printable(str(err.filename)) + ": " if err.filename is not None else ""
     if err.filename2 is not None:
-        where += f" -> {printable(str(err.filename2))}"
+        where = f"{where[:-2]} -> {printable(str(err.filename2))}: "
     reason = err.strerror or str(err) or type(err).__name__
     hint = {"EFBIG": " (a file size limit: see ulimit -f)"}.get(code or "", "")
-    return f"{where}: {reason}{f' ({code})' if code else ''}{hint}; earlier results are untouched"
+    return f"{where}{reason}{f' ({code})' if code else ''}{hint}; earlier results are untouched"
 
 
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:

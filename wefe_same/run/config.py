@@ -27,6 +27,7 @@ from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
 from wefe_same.run.choices import (
     CORRELATIONS,
@@ -77,6 +78,7 @@ class RankConfig:
     bootstrap_words: int = 0
     halves: int = 0
     shared_words: bool = False
+    max_subqueries: int = DEFAULT_MAX_SUBQUERIES
     quality: Sequence[str] | str | None = None
     analogy_vocab: int = 300_000
     external: str | Path | pd.DataFrame | None = None
@@ -103,6 +105,7 @@ class RankConfig:
         for name in ("permutations", "bootstrap", "bootstrap_words", "halves"):
             check_int(getattr(self, name), name, FUNC, minimum=0)
         check_bool(self.shared_words, "shared_words", FUNC)
+        check_int(self.max_subqueries, "max_subqueries", FUNC, minimum=1)
         if self.metrics is not None:
             put("metrics", tuple(as_list(self.metrics, "metrics", FUNC)))
         specs = resolve_metrics(self.metrics)  # an unknown name fails here, listing the valid ones
