@@ -8,9 +8,6 @@ docs/reference/safety.md's hostile-input table names these tests.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -82,3 +79,78 @@ def test_max_subqueries_raises_the_cap_and_the_bundled_library_stays_under_the_d
     with pytest.warns():  # the bundled files' overlap warnings
         every = load_queries(bundled_query_sets())
     assert check_subquery_count(every, list(METRICS.values()), DEFAULT_MAX_SUBQUERIES) < DEFAULT_MAX_SUBQUERIES / 10
+
+
+# ---------------------------------------------------------------------------- item 11
+@pytest.fixture
+def listener():
+    """A plain TCP listener that accepts and never speaks (or, with ``.reply``, answers
+    garbage once): what a mistyped port often reaches."""
+    import socket
+    import threading
+
+    server = socket.create_server(("127.0.0.1", 0))
+    server.settimeout(0.2)
+    state = {"stop": False, "reply": b"", "conns": []}
+
+    def serve():
+        while not state["stop"]:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            state["conns"].append(conn)
+            if state["reply"]:
+                conn.sendall(state["reply"])
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    yield f"tcp://127.0.0.1:{server.getsockname()[1]}", state
+    state["stop"] = True
+    thread.join()
+    for conn in state["conns"]:
+        conn.close()
+    server.close()
+
+
+@pytest.mark.parametrize("reply", [b"", b"HTTP/1.1 400 Bad Request\r\n\r\n" * 4], ids=["silent", "http"])
+def test_a_scheduler_address_that_is_not_a_dask_scheduler_fails_within_the_stated_timeout(
+        work, capsys, monkeypatch, listener, reply):
+    pytest.importorskip("distributed")
+    from wefe_same.run import executors
+
+    address, state = listener
+    state["reply"] = reply
+    monkeypatch.setattr(executors, "SCHEDULER_ANSWER_S", 1.0)
+    started = time.perf_counter()
+    with no_hang(20):
+        code = main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--scheduler", address,
+                     "--out", "r", *FAST])
+    err = capsys.readouterr().err
+    assert code == 2 and len(errors(err)) == 1, err
+    assert f"wefe-same: error: {address!r} is not a Dask scheduler: " in err
+    assert time.perf_counter() - started < 8
+    assert not (work / "r").exists()
+
+
+@pytest.mark.parametrize("address, why", [("not an address", "expected SCHEME://HOST:PORT"),
+                                          ("tcp://[::1", "Invalid IPv6 URL"),
+                                          ("tcp://host:99999", "out of range"),
+                                          ("http://host:8786", "unknown scheme 'http'")])
+def test_a_scheduler_address_that_does_not_parse_fails_before_any_work(work, capsys, address, why):
+    code = main(["rank", "--models", "absent.txt", "--queries", "mini.toml", "--scheduler", address,
+                 "--out", "r", *FAST])
+    err = capsys.readouterr().err
+    assert code == 2 and len(errors(err)) == 1, err
+    assert f"The 'scheduler' parameter of rank must be a Dask scheduler address such as tcp://host:8786. " \
+           f"Got {address!r} instead (" in err and why in err
+
+
+def test_a_refused_scheduler_port_fails_at_once(work, capsys):
+    pytest.importorskip("distributed")
+    started = time.perf_counter()
+    code = main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--scheduler", "tcp://127.0.0.1:1",
+                 "--out", "r", *FAST])
+    assert code == 2 and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1' (ConnectionRefusedError" in \
+        capsys.readouterr().err
+    assert time.perf_counter() - started < 8

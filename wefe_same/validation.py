@@ -219,3 +219,36 @@ def check_regular_file(path: str | Path, *, what: str, error: type[WefeSameError
         raise error(NOT_REGULAR.format(path=path, what=what, kind=_kind(info.st_mode)))
     if max_bytes is not None and info.st_size > max_bytes:
         raise error(TOO_LARGE.format(path=path, what=what, size=_size(info.st_size), cap=_size(max_bytes)))
+
+
+# -- a Dask scheduler address --------------------------------------------------------------
+
+NOT_AN_ADDRESS = ("The 'scheduler' parameter of {func} must be a Dask scheduler address such as "
+                  "tcp://host:8786. Got {address!r} instead ({why}).")
+#: Schemes of a networked scheduler address, with a host and a port.
+_NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
+
+
+def check_scheduler_address(address: str, func: str = "rank") -> str:
+    """``address`` as Dask takes it (``tcp://`` added to ``host:port``), or an
+    :class:`InvalidParameterError` for one that does not parse; nothing is contacted.
+
+    >>> check_scheduler_address("10.0.0.5:8786"), check_scheduler_address("tls://[::1]:8786")
+    ('tcp://10.0.0.5:8786', 'tls://[::1]:8786')
+    """
+    from urllib.parse import urlsplit
+
+    full = address if "://" in address else f"tcp://{address}"
+    try:
+        parts = urlsplit(full)
+        port = parts.port
+    except ValueError as err:
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why=err)) from None
+    if parts.scheme not in _NETWORK_SCHEMES:
+        why = f"unknown scheme {parts.scheme!r}; use one of {', '.join(_NETWORK_SCHEMES)}"
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why=why))
+    host = parts.netloc.rsplit(":", 1)[0] if port is not None else parts.netloc
+    if not _HOST.fullmatch(host) or parts.path or parts.query or parts.fragment or parts.username:
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why="expected SCHEME://HOST:PORT"))
+    return full

@@ -47,6 +47,7 @@ from wefe_same.validation import (
     check_choice,
     check_int,
     check_number,
+    check_scheduler_address,
 )
 
 #: The function named in every message: the CLI and the API report the same text.
@@ -126,6 +127,8 @@ class RankConfig:
         if self.scheduler is not None and not isinstance(self.scheduler, str):
             raise InvalidParameterError(f"The 'scheduler' parameter of {FUNC} must be an address string. "
                                         f"Got {self.scheduler!r} instead.")
+        if self.scheduler is not None:  # an address that does not parse fails here, before any work
+            check_scheduler_address(self.scheduler, FUNC)
         put("quality", () if self.quality is None else tuple(as_list(self.quality, "quality", FUNC)))
         put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))
             if self.higher_is_better else ())
