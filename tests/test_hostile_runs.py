@@ -8,6 +8,9 @@ docs/reference/safety.md's hostile-input table names these tests.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -154,3 +157,86 @@ def test_a_refused_scheduler_port_fails_at_once(work, capsys):
     assert code == 2 and "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1' (ConnectionRefusedError" in \
         capsys.readouterr().err
     assert time.perf_counter() - started < 8
+
+
+# ---------------------------------------------------------------------------- item 12
+SLOW_SOURCE = '''
+import os, time
+from pathlib import Path
+from wefe_same.models import ArraySource
+
+class Slow(ArraySource):
+    """A model whose lookup takes two minutes: a worker busy when its parent is killed."""
+    def lookup_with_status(self, words):
+        Path(os.environ["MARKS"], f"busy-{os.getpid()}").write_text("")
+        time.sleep(120)
+        return super().lookup_with_status(words)
+    lookup = lookup_with_status
+'''
+
+RUN_WORKERS = '''
+import numpy as np
+from slow import Slow
+from wefe_same import rank
+words = {words!r}
+if __name__ == "__main__":  # spawned workers import this file too
+    rank([Slow(f"m{{i}}", words, np.random.default_rng(i).normal(size=(len(words), 4))) for i in range(2)],
+         queries="mini.toml", metrics="WEAT", permutations=0, cache=False, workers=2)
+'''
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (Linux /proc): workers and the resource tracker."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            children.setdefault(ppid, []).append(int(entry.name))
+    out, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.add(child)
+            todo.append(child)
+    return out
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended (its parent, maybe init in a container, reaps it later)
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_sigkill_of_the_parent_leaves_no_worker_or_resource_tracker(work):
+    import signal
+
+    (work / "slow.py").write_text(SLOW_SOURCE)
+    (work / "run.py").write_text(RUN_WORKERS.format(words=GENDER_WORDS))
+    marks = work / "marks"
+    marks.mkdir()
+    env = {**os.environ, "PYTHONPATH": f"{REPO}{os.pathsep}{work}", "MARKS": str(marks)}
+    parent = subprocess.Popen([sys.executable, "run.py"], cwd=work, env=env, stderr=subprocess.DEVNULL)
+    below: set[int] = set()
+    try:
+        deadline = time.monotonic() + 60
+        while len(list(marks.iterdir())) < 2:  # both workers busy with a model
+            assert parent.poll() is None and time.monotonic() < deadline, "the workers never started"
+            time.sleep(0.1)
+        below = descendants(parent.pid)
+        assert len(below) >= 3  # two workers and the resource tracker
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(running(p) for p in below) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [p for p in below if running(p)], "processes left behind"
+    finally:  # a failed test cleans up after itself
+        parent.kill()
+        for p in below | descendants(parent.pid):
+            if running(p):
+                os.kill(p, signal.SIGKILL)

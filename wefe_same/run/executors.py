@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wefe_same.errors import ExecutorError, ModelError, WefeSameError
+from wefe_same.processes import exit_with_parent
 from wefe_same.run.plan import ModelTask
 from wefe_same.validation import InvalidParameterError, check_int, check_scheduler_address
 
@@ -175,6 +176,7 @@ def _sigint_ignored() -> Iterator[None]:
 def _init_worker() -> None:
     """In each worker process: Ctrl-C is the parent's to handle; one BLAS thread."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()  # a parent killed with SIGKILL leaves no worker (nor resource tracker) behind
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
