@@ -240,3 +240,53 @@ def test_sigkill_of_the_parent_leaves_no_worker_or_resource_tracker(work):
         for p in below | descendants(parent.pid):
             if running(p):
                 os.kill(p, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="RLIMIT_AS as on Linux")
+def test_a_memory_limit_is_one_line_and_exit_1_never_a_hang(work):
+    import resource
+
+    assert main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "results", *FAST]) == 0
+    before = snapshot(work)
+
+    def limit():  # ulimit -v 450000: Python starts, the run's libraries do not all fit
+        resource.setrlimit(resource.RLIMIT_AS, (450_000 * 1024, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    done = subprocess.run([sys.executable, "-m", "wefe_same.cli", "rank", "--models", "good.txt", "--queries",
+                           "mini.toml", "--out", "results", "--seed", "2", *FAST], cwd=work, capture_output=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, preexec_fn=limit, timeout=60)
+    err = done.stderr.decode()
+    assert done.returncode == 1 and errors(err) == [
+        "wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory for these "
+        "models; try fewer models at a time); earlier results are untouched"], err
+    assert snapshot(work) == before
+
+
+# ---------------------------------------------------------------------------- item 13
+def test_output_into_a_closed_pipe_keeps_the_results_complete_and_exits_quietly(work):
+    from wefe_same.output.folder import inventory, read_manifest
+
+    # `| head -1` races (head may leave after the last write); a reader that left before the
+    # first line, as head has by the second, makes every run meet the closed pipe.
+    script = (f"{sys.executable} -m wefe_same.cli rank --models good.txt --queries mini.toml --out results "
+              f"{' '.join(FAST)} | true; exit ${{PIPESTATUS[0]}}")
+    done = subprocess.run(["bash", "-c", script], cwd=work, capture_output=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    err = done.stderr.decode()
+    assert done.returncode == 141 and not errors(err), err  # 128 + SIGPIPE, as `yes | head -1`; no traceback
+    manifest = read_manifest(work / "results")
+    assert manifest is not None and manifest["files"] == inventory(work / "results")  # complete, as recorded
+
+
+def test_a_broken_pipe_that_is_not_standard_output_is_a_failure_not_quiet(work, capsys, monkeypatch):
+    import errno
+
+    from wefe_same.run import pipeline
+
+    def broken(*args, **kwargs):  # a worker's or a socket's pipe, while stdout is fine
+        raise BrokenPipeError(errno.EPIPE, "Broken pipe")
+
+    monkeypatch.setattr(pipeline, "run", broken)
+    code = main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "r", *FAST])
+    assert code == 1
+    assert errors(capsys.readouterr().err) == ["wefe-same: error: Broken pipe (EPIPE); earlier results are untouched"]

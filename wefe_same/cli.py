@@ -355,6 +355,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM ends the run like Ctrl-C: the results folder is written whole or not at all.
     previous = signal.signal(signal.SIGTERM, _terminate) if hasattr(signal, "SIGTERM") else None
     try:
+        _load_first_under_a_memory_limit()
         return args.run(args)
     except WefeSameError as err:
         print(f"wefe-same: error: {err}", file=sys.stderr)
@@ -378,13 +379,45 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as err:  # the world outside the arguments: a full disk, a file size limit
         print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
         return EXIT_FAILURE
+    except ImportError as err:
+        if not _out_of_memory(err):
+            raise
+        print(OUT_OF_MEMORY, file=sys.stderr)
+        return EXIT_FAILURE
     except MemoryError:  # a memory limit (ulimit -v) or a machine too small
-        print("wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory "
-              "for these models; try fewer models at a time); earlier results are untouched", file=sys.stderr)
+        print(OUT_OF_MEMORY, file=sys.stderr)
         return EXIT_FAILURE
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+OUT_OF_MEMORY = ("wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory "
+                 "for these models; try fewer models at a time); earlier results are untouched")
+
+
+def _out_of_memory(err: ImportError) -> bool:
+    """An extension module that could not be mapped for want of address space (ulimit -v)."""
+    text = str(err).lower()
+    return "failed to map segment" in text or "cannot allocate memory" in text
+
+
+def _load_first_under_a_memory_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), load numpy and SciPy's BLAS first.
+
+    OpenBLAS spins forever (holding the GIL, deaf to signals) when it cannot map its
+    buffers while being loaded, and SciPy's copy was loaded late, after pandas and pyarrow
+    had used the room. Loaded first, it gets its buffers, and a later shortage is a
+    MemoryError or an ImportError, reported as one line.
+    """
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        return
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
 
 
 def _stdout_gone() -> bool:
