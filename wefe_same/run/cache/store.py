@@ -9,7 +9,6 @@ with a :class:`~wefe_same.errors.WefeSameWarning` and recomputed.
 >>> import tempfile
 >>> from wefe_same.run.cache.keys import vectors_key
 >>> from wefe_same.scoring.vectors import Lookup, VectorTable
-from wefe_same.validation import read_regular_file
 >>> cache = ModelCache(tempfile.mkdtemp())
 >>> table = VectorTable("toy", {"he": np.array([1.0, 2.0])}, [Lookup("he", "he", "exact")])
 >>> key = vectors_key({"kind": "toy", "version": 1}, ["he"])
