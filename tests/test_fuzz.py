@@ -1,5 +1,6 @@
-"""Fuzzing (issue 7 item 7): the query-file loader and the embedding readers, given any
-bytes, return a result or raise a WefeSameError — never another exception, never a hang.
+"""Fuzzing (issue 7 item 7, issue 15): the query-file loader, the embedding readers, the
+model spec parser, the external-table and benchmark readers, given any bytes or text,
+return a result or raise a WefeSameError — never another exception, never a hang.
 
 Deterministic (``derandomize=True``, no example database) so that CI sees the same
 examples on every run; ``deadline`` fails an example slower than 2 s and an alarm one that
@@ -36,6 +37,8 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Reading `.npy` or `.npz` file r
 FUZZ = settings(derandomize=not os.environ.get("WEFE_FUZZ_RANDOM"), database=None, deadline=2000,
                 max_examples=int(os.environ.get("WEFE_FUZZ_EXAMPLES", "300")),
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+#: The parsers of issue 15 (specs, external tables, benchmarks) are cheap to get right: fewer examples.
+FUZZ_PARSERS = settings(FUZZ, max_examples=int(os.environ.get("WEFE_FUZZ_EXAMPLES", "100")))
 WORDS = ["he", "she", "café", "w1", "", "x"]
 
 
@@ -331,3 +334,76 @@ def test_the_toml_writer_round_trips():
     doc = {"meta": {"name": "n"}, "sets": {"a b": {"words": ["x", "é\n"]}}, "queries": [{"targets": ["a b"]}],
            "f": 1.5, "g": True}
     assert tomllib.loads(toml_document(doc)) == doc
+
+
+# ----------------------------------------------------------------------------- model specs (issue 15)
+spec_parts = st.sampled_from(["", "glove:", "word2vec:", "fasttext:", "gensim:", "npy:", "gensim-data:", "x=", "=",
+                              "glove-6b-50d", "+hard-debias", "+debias-race", "+nope", ",", ":", "/", ".txt", ".gz",
+                              "..", "\x00", "é", "a" * 300])
+
+
+@FUZZ_PARSERS
+@given(parts=st.lists(spec_parts | st.text(st.characters(blacklist_categories=("Cs",)), max_size=8), max_size=6))
+def test_model_spec_parser_on_any_text(parts):
+    # The spec is parsed (NAME=, schemes, variants, paths) but the catalog models are not
+    # loaded: a typed error or a source, never another exception (a 5,000-character spec
+    # raised a bare OSError before).
+    spec = "".join(parts)
+    try:
+        with no_hang():
+            resolve_model(spec, LoadOptions())
+    except WefeSameError:
+        pass
+
+
+# ----------------------------------------------------------------------------- user tables (issue 15)
+@FUZZ_PARSERS
+@given(data=st.binary(max_size=1500), suffix=st.sampled_from([".csv", ".tsv"]))
+def test_external_table_reader_on_any_bytes(data, suffix):
+    from wefe_same.analysis.external import load_external
+
+    try:
+        with no_hang():
+            load_external(tmp_file(data, f"ext{suffix}"), ["m1", "m2"])
+    except WefeSameError:
+        pass
+
+
+@FUZZ_PARSERS
+@given(rows=st.lists(st.lists(st.sampled_from(["model", "m1", "m2", "tpr", "0.5", "1_000", "nan", "", "x", "１２",
+                                               "-3e2", "inf", '"', "model "]), min_size=1, max_size=4),
+                     min_size=1, max_size=5))
+def test_external_table_reader_on_structured_csv(rows):
+    from wefe_same.analysis.external import load_external
+
+    text = "\n".join(",".join(r) for r in rows) + "\n"
+    try:
+        load_external(tmp_file(text.encode(), "ext.csv"), ["m1", "m2"])
+    except WefeSameError:
+        pass
+
+
+@FUZZ_PARSERS
+@given(data=st.binary(max_size=1500), kind=st.sampled_from(["similarity", "analogy"]))
+def test_benchmark_readers_on_any_bytes(data, kind):
+    from wefe_same.quality.datasets import load_analogy, load_similarity
+
+    path = tmp_file(data, "bench.txt")
+    try:
+        with no_hang():
+            (load_similarity if kind == "similarity" else load_analogy)(path)
+    except WefeSameError:
+        pass
+
+
+@FUZZ_PARSERS
+@given(lines=st.lists(st.lists(st.sampled_from(["a", "b", "c", "d", "5.0", "1_0", "nan", ": sec", "x\ty", "", "-1"]),
+                               max_size=5).map(" ".join), max_size=8), kind=st.sampled_from(["similarity", "analogy"]))
+def test_benchmark_readers_on_structured_lines(lines, kind):
+    from wefe_same.quality.datasets import load_analogy, load_similarity
+
+    path = tmp_file("\n".join(lines).encode(), "bench.txt")
+    try:
+        (load_similarity if kind == "similarity" else load_analogy)(path)
+    except WefeSameError:
+        pass

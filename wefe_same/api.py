@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from wefe_same.models.sources import ModelSource
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
 from wefe_same.result import RankResult
 from wefe_same.run import pipeline
@@ -36,6 +37,7 @@ def rank(
     bootstrap_words: int = 0,
     halves: int = 0,
     shared_words: bool = False,
+    max_subqueries: int = DEFAULT_MAX_SUBQUERIES,
     quality: Sequence[str] | str | None = None,
     analogy_vocab: int = 300_000,
     external: str | Path | pd.DataFrame | None = None,
@@ -93,6 +95,9 @@ def rank(
         Random halves of the neutral words (Schröder et al. 2021, §5.3.1): the ``robustness`` table.
     shared_words : bool
         Score every model on the words all models have (per set; aligned tuples whole).
+    max_subqueries : int >= 1, default 10 000
+        A run whose queries expand into more subqueries (all metrics together) is refused
+        before any work, with the count; the bundled library with every metric gives 937.
     quality : list of str, optional
         Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths) ranked beside.
     analogy_vocab : int >= 1

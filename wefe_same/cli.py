@@ -1,6 +1,9 @@
 """``wefe-same``: rank models, list the catalog, the metrics and the bundled queries, export vectors.
 
-Bad input prints one line naming the culprit and exits with code 2, no traceback.
+Bad input prints one line naming the culprit and exits with code 2, no traceback; a run
+that fails for a reason outside the arguments (a full disk, a file size limit, out of
+memory) prints one line and exits 1; standard output closed by its reader (``| head``)
+ends the run quietly with SIGPIPE's status 141, after the results folder was written.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import NoReturn
 
-from wefe_same.errors import WefeSameError
+from wefe_same.errors import WefeSameError, os_error_message
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
 
+EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
 EXIT_BAD_INPUT = 2
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 EXIT_TERMINATED = 143  # 128 + SIGTERM
@@ -314,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="share of a set's words that may be missing (default: 0.2)")
     p.add_argument("--shared-words", action="store_true",
                    help="score every model on the words all models have")
+    p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
+                   help="refuse, before any work, queries that expand into more subqueries (all metrics "
+                        "together; the bundled library gives 937) (default: %(default)s)")
     p.add_argument("--ties", choices=TIES, default="min", help="tie rule (default: %(default)s)")
     p.add_argument("--nan-policy", choices=NAN_POLICIES, default="skip",
                    help="skip or propagate NaN scores (default: %(default)s)")
@@ -347,6 +355,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES), metavar="NAME|PATH")
     p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
     p.add_argument("--halves", type=int, default=20, metavar="H", help="random halves (default: %(default)s)")
+    p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
+                   help="refuse queries that expand into more subqueries (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     _add_run_options(p, "robustness")
     p.set_defaults(run=_cmd_robustness)
@@ -406,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM ends the run like Ctrl-C: the results folder is written whole or not at all.
     previous = signal.signal(signal.SIGTERM, _terminate) if hasattr(signal, "SIGTERM") else None
     try:
+        _load_first_under_a_memory_limit()
         return args.run(args)
     except WefeSameError as err:
         print(f"wefe-same: error: {err}", file=sys.stderr)
@@ -416,14 +427,78 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Terminated:
         print("wefe-same: terminated; earlier results are untouched", file=sys.stderr)
         return EXIT_TERMINATED
-    except BrokenPipeError:  # `wefe-same models | head`: the reader left; no traceback
+    except BrokenPipeError as err:
+        if not _stdout_gone():  # a pipe of our own (a worker, a socket) broke: a failure, said
+            print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
+            return EXIT_FAILURE
+        # `wefe-same rank | head -1`: the reader left. Quiet, with SIGPIPE's status, as
+        # shell tools end; the results folder was written before anything was printed.
         import os
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN_PIPE
+    except OSError as err:  # the world outside the arguments: a full disk, a file size limit
+        print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
+        return EXIT_FAILURE
+    except ImportError as err:
+        if not _out_of_memory(err):
+            raise
+        print(OUT_OF_MEMORY, file=sys.stderr)
+        return EXIT_FAILURE
+    except MemoryError:  # a memory limit (ulimit -v) or a machine too small
+        print(OUT_OF_MEMORY, file=sys.stderr)
+        return EXIT_FAILURE
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+
+
+OUT_OF_MEMORY = ("wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory "
+                 "for these models; try fewer models at a time); earlier results are untouched")
+
+
+def _out_of_memory(err: ImportError) -> bool:
+    """An extension module that could not be mapped for want of address space (ulimit -v)."""
+    text = str(err).lower()
+    return "failed to map segment" in text or "cannot allocate memory" in text
+
+
+def _load_first_under_a_memory_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), load numpy and SciPy's BLAS first.
+
+    OpenBLAS spins forever (holding the GIL, deaf to signals) when it cannot map its
+    buffers while being loaded, and SciPy's copy was loaded late, after pandas and pyarrow
+    had used the room. Loaded first, it gets its buffers, and a later shortage is a
+    MemoryError or an ImportError, reported as one line.
+    """
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        return
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+
+
+def _stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has left (POLLERR on its write end)."""
+    import select
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError):
+        return False
+    if not hasattr(select, "poll"):
+        return True  # no way to ask: the one BrokenPipeError a CLI sees is stdout's
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False
 
 
 class _Terminated(BaseException):

@@ -99,6 +99,42 @@ def short_list(items: Iterable[object], *, shown: int = SHOWN_ITEMS, quote: bool
     return head if rest <= 0 else f"{head}, … and {rest} more ({len(items)} in all)"
 
 
+def printable(text: str) -> str:
+    """``text`` with the bytes of a non-UTF-8 file name (which Python keeps as lone
+    surrogates, PEP 383) shown as ``\\xNN``: a name that every table, message and file
+    can hold, and that still tells two such names apart.
+
+    >>> printable("caf\\udce9")
+    'caf\\\\xe9'
+    >>> printable("café")
+    'café'
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return text
+
+
+def os_error_message(err: OSError) -> str:
+    """One line for an operating-system failure during a run (a full disk, a file size
+    limit, a name too long): the file, the reason, and that earlier results are kept.
+
+    >>> import errno
+    >>> os_error_message(OSError(errno.ENOSPC, "No space left on device", "results/x.csv"))
+    'results/x.csv: No space left on device (ENOSPC); earlier results are untouched'
+    """
+    import errno
+
+    code = errno.errorcode.get(err.errno or 0)
+    where = printable(str(err.filename)) + ": " if err.filename is not None else ""
+    if err.filename2 is not None:
+        where = f"{where[:-2]} -> {printable(str(err.filename2))}: "
+    reason = err.strerror or str(err) or type(err).__name__
+    hint = {"EFBIG": " (a file size limit: see ulimit -f)"}.get(code or "", "")
+    return f"{where}{reason}{f' ({code})' if code else ''}{hint}; earlier results are untouched"
+
+
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
     """Format the message for a name that is not in a registry (long lists are cut:
     :func:`short_list`).

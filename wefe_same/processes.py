@@ -45,3 +45,29 @@ def process_gone(pid: int, start: int | None) -> bool:
     if not pid_alive(pid):
         return True
     return start is not None and process_start(pid) not in (None, start)
+
+
+#: Seconds between a worker process's checks that its parent is still alive.
+PARENT_CHECK_S = 0.5
+
+
+def exit_with_parent() -> None:
+    """In a worker process: exit as soon as the parent is gone.
+
+    A parent killed with SIGKILL cannot stop its workers; a worker busy with a model would
+    run on for minutes, and the multiprocessing resource tracker (which waits for every
+    holder of its pipe) with it. A daemon thread notices the new parent (the process is
+    re-parented) within :data:`PARENT_CHECK_S` and ends the worker at once.
+    """
+    import threading
+    import time
+
+    parent = os.getppid()
+
+    def watch() -> None:
+        while True:
+            time.sleep(PARENT_CHECK_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="wefe-same-parent-watch", daemon=True).start()

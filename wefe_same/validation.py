@@ -20,6 +20,7 @@ import math
 import numbers
 import re
 from collections.abc import Collection, Iterable
+from pathlib import Path
 from typing import Any
 
 from wefe_same.errors import WefeSameError, bad_parameter
@@ -134,3 +135,120 @@ def parse_decimal(text: str) -> float | None:
         return None
     value = float(text)
     return value if math.isfinite(value) else None  # "1e999" overflows
+
+
+# -- files read whole ----------------------------------------------------------------------
+
+#: Caps of the files read whole into memory, far above any real file of the kind (the
+#: bundled query files are under 20 kB; an external table has one row per model). A
+#: larger file is refused rather than read: ``/dev/zero`` or a 50 GB file given by
+#: mistake would otherwise fill the memory.
+QUERY_FILE_MAX_BYTES = 16 << 20
+EXTERNAL_TABLE_MAX_BYTES = 64 << 20
+BENCHMARK_FILE_MAX_BYTES = 256 << 20
+
+NOT_REGULAR = "{path}: {what} is {kind}, not a regular file; give a file"
+TOO_LARGE = "{path}: {what} is {size}; {what}s are read whole and may hold at most {cap}"
+
+
+def _kind(mode: int) -> str:
+    import stat
+
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def _size(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB" if n >= 1 << 20 else f"{n} bytes"
+
+
+def read_regular_file(path: str | Path, *, what: str, error: type[WefeSameError], max_bytes: int) -> bytes:
+    """The bytes of ``path``, a regular file of at most ``max_bytes``; ``error`` (one line
+    naming the file) for anything else: a directory, a FIFO (reading it would wait for a
+    writer forever), a device such as ``/dev/zero`` (endless), a file over the cap.
+
+    The file is opened without blocking and checked on the open descriptor, so it cannot
+    be swapped for a FIFO between the check and the read.
+
+    >>> read_regular_file("/dev/zero", what="query file", error=WefeSameError, max_bytes=10)
+    Traceback (most recent call last):
+    ...
+    wefe_same.errors.WefeSameError: /dev/zero: query file is a character device, not a regular file; give a file
+    """
+    import os
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    except IsADirectoryError:
+        raise error(NOT_REGULAR.format(path=path, what=what, kind="a directory")) from None
+    except OSError as err:
+        raise error(f"{path}: cannot read {what}: {err.strerror or err}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise error(NOT_REGULAR.format(path=path, what=what, kind=_kind(info.st_mode)))
+    with os.fdopen(fd, "rb") as fh:
+        if info.st_size > max_bytes:
+            raise error(TOO_LARGE.format(path=path, what=what, size=_size(info.st_size), cap=_size(max_bytes)))
+        try:
+            data = fh.read(max_bytes + 1)
+        except OSError as err:
+            raise error(f"{path}: cannot read {what}: {err.strerror or err}") from None
+    if len(data) > max_bytes:  # grew while being read
+        raise error(TOO_LARGE.format(path=path, what=what, size=f"over {_size(max_bytes)}", cap=_size(max_bytes)))
+    return data
+
+
+def check_regular_file(path: str | Path, *, what: str, error: type[WefeSameError],
+                       max_bytes: int | None = None) -> None:
+    """:func:`read_regular_file`'s checks from ``os.stat`` alone, for a file read later
+    line by line (a missing file is left to the reader's own message)."""
+    import os
+    import stat
+
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    if not stat.S_ISREG(info.st_mode):
+        raise error(NOT_REGULAR.format(path=path, what=what, kind=_kind(info.st_mode)))
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise error(TOO_LARGE.format(path=path, what=what, size=_size(info.st_size), cap=_size(max_bytes)))
+
+
+# -- a Dask scheduler address --------------------------------------------------------------
+
+NOT_AN_ADDRESS = ("The 'scheduler' parameter of {func} must be a Dask scheduler address such as "
+                  "tcp://host:8786. Got {address!r} instead ({why}).")
+#: Schemes of a networked scheduler address, with a host and a port.
+_NETWORK_SCHEMES = ("tcp", "tls", "ws", "wss", "ucx")
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\]")
+
+
+def check_scheduler_address(address: str, func: str = "rank") -> str:
+    """``address`` as Dask takes it (``tcp://`` added to ``host:port``), or an
+    :class:`InvalidParameterError` for one that does not parse; nothing is contacted.
+
+    >>> check_scheduler_address("10.0.0.5:8786"), check_scheduler_address("tls://[::1]:8786")
+    ('tcp://10.0.0.5:8786', 'tls://[::1]:8786')
+    """
+    from urllib.parse import urlsplit
+
+    full = address if "://" in address else f"tcp://{address}"
+    try:
+        parts = urlsplit(full)
+        port = parts.port
+    except ValueError as err:
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why=err)) from None
+    if parts.scheme not in _NETWORK_SCHEMES:
+        why = f"unknown scheme {parts.scheme!r}; use one of {', '.join(_NETWORK_SCHEMES)}"
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why=why))
+    host = parts.netloc.rsplit(":", 1)[0] if port is not None else parts.netloc
+    if not _HOST.fullmatch(host) or parts.path or parts.query or parts.fragment or parts.username:
+        raise InvalidParameterError(NOT_AN_ADDRESS.format(func=func, address=address, why="expected SCHEME://HOST:PORT"))
+    return full

@@ -18,6 +18,7 @@ columns where a higher value is less biased (an accuracy, a fairness score).
 from __future__ import annotations
 
 import csv
+import io
 import math
 import numbers
 import warnings
@@ -30,7 +31,7 @@ import pandas as pd
 
 from wefe_same.analysis.ranking import Ties, rank_values
 from wefe_same.errors import ExternalError, WefeSameWarning, short_list
-from wefe_same.validation import parse_decimal
+from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_regular_file
 
 #: Prefix of external columns in aggregates and rankings.
 EXTERNAL_PREFIX = "external:"
@@ -55,11 +56,11 @@ def external_name(column: str) -> str:
 
 def _read_csv(path: Path) -> tuple[list[str], list[tuple[str, list[Any]]]]:
     """Header and (row label, cells) of a CSV (TSV when the suffix is .tsv)."""
+    # A regular file under the cap only: a FIFO or /dev/zero would hang or fill the memory.
+    raw = read_regular_file(path, what="external table", error=ExternalError, max_bytes=EXTERNAL_TABLE_MAX_BYTES)
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = list(csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
-    except OSError as err:
-        raise ExternalError(f"{path}: cannot read external table: {err.strerror or err}") from None
+        text = raw.decode("utf-8-sig")
+        rows = list(csv.reader(io.StringIO(text, newline=""), delimiter="\t" if path.suffix.lower() == ".tsv" else ","))
     except UnicodeDecodeError as err:
         raise ExternalError(f"{path}: external table is not UTF-8 text ({err.reason} at byte {err.start})") from None
     except csv.Error as err:

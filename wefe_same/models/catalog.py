@@ -385,7 +385,11 @@ def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *
     options = options or LoadOptions(trust_pickle=trust_pickle)
     if not isinstance(spec, str):
         return as_source(spec)  # a user's duck-typed object is adapted once, here
-    source = _resolve(spec, options)
+    try:
+        source = _resolve(spec, options)
+    except OSError as err:  # a path the system refuses to look at (a name too long, a loop of links)
+        shown = spec if len(spec) <= 80 else spec[:79] + "…"
+        raise ModelError(f"model spec {shown!r}: {err.strerror or err}") from None
     try:
         source.spec = spec
     except AttributeError:  # a source with __slots__ or a read-only attribute: no re-resolution

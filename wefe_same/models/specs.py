@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from wefe_same.errors import ModelError
+from wefe_same.errors import ModelError, printable
 
 UnicodeErrors = Literal["strict", "replace", "ignore"]
 
@@ -107,12 +107,13 @@ def guess_format(path: Path) -> str:
 
 
 def default_name(location: str) -> str:
-    """The model name a path gets: its file name without ``.gz`` and one extension.
+    """The model name a path gets: its file name without ``.gz`` and one extension (the
+    bytes of a non-UTF-8 file name shown as ``\\xNN``: :func:`~wefe_same.errors.printable`).
 
     >>> default_name("/data/glove.6B.50d.txt.gz"), default_name("m.bin"), default_name("e.npy,v.txt")
     ('glove.6B.50d', 'm', 'e')
     """
-    return strip_gz(Path(location.split(",")[0])).stem
+    return printable(strip_gz(Path(location.split(",")[0])).stem)
 
 
 def split_name(spec: str) -> tuple[str, str]:
@@ -126,7 +127,7 @@ def split_name(spec: str) -> tuple[str, str]:
     """
     if "=" in re.split(r"[:/\\\[]", spec, maxsplit=1)[0]:
         name, _, rest = spec.partition("=")
-        return name, rest
+        return printable(name), rest
     return "", spec
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from wefe_same.output import figures as plots
 from wefe_same.output.notes import Note
 from wefe_same.output.rendering import DPI, FigureJob
-from wefe_same.output.tables import ResultTables, safe_name
+from wefe_same.output.tables import ResultTables, safe_name, unique_stems
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -146,9 +146,10 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
             wb = result.word_bias
             wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
             by_model = dict(tuple(wb.groupby("model", sort=False)))
+            stems = unique_stems(str(m) for m in result.rankings.index)
             for model in result.rankings.index:
                 rows = by_model.get(model, wb.iloc[:0])
-                jobs.append(FigureJob(f"most_biased_words_{safe_name(str(model))}", draw_words,
+                jobs.append(FigureJob(f"most_biased_words_{stems[str(model)]}", draw_words,
                                       (rows, str(model), metric, component), cost=0.3))
     if result.rank_stability is not None:
         jobs.append(FigureJob("rank_stability", draw_stability, (result.rank_stability, len(result.metric_names))))

@@ -61,6 +61,9 @@ UNREADABLE = "output {path} cannot be read ({error}); choose another folder"
 PARENT_FILE = "output {path} cannot be created: {parent} is a file; choose another location"
 UNWRITABLE = "output {path} cannot be written: {parent} is not writable ({error}); choose another location"
 CHANGED = "{error}; this run's output is kept in {kept}"
+NAME_TOO_LONG = "output {path}: the name {name!r} is {size} bytes; at most {limit} fit{why}; choose a shorter name"
+#: What the longest temporary sibling adds to the output folder's name: ``.NAME.partial-XXXXXXXX``.
+SIBLING_EXTRA = len(".") + len(".partial-") + 8
 
 
 def _fail(template: str, path: Path, **kw: Any) -> OutputError:
@@ -150,6 +153,28 @@ def _check_writable(out: Path) -> None:
         raise _fail(UNWRITABLE, out, parent=parent, error=err.strerror or err) from None
 
 
+def _check_name_length(given: Path) -> None:
+    """Refuse a name the file system cannot hold with its temporary sibling (it would fail
+    with ENAMETOOLONG after the work); any too long component of the path fails here too."""
+    parent = given.absolute().parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    try:
+        name_max = os.pathconf(parent, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        name_max = 255
+    for i, part in enumerate(given.parts):
+        size = len(os.fsencode(part))
+        last = i == len(given.parts) - 1
+        limit = name_max - (SIBLING_EXTRA if last else 0)
+        if size > limit:
+            shown = part if len(part) <= 40 else part[:39] + "…"
+            why = f" (the file system allows {name_max}; the temporary folder beside it adds {SIBLING_EXTRA})" \
+                if last else " in the file system"
+            raise OutputError(NAME_TOO_LONG.format(path=Path(*given.parts[:i], shown), name=shown, size=size,
+                                                   limit=limit, why=why))
+
+
 def check_output(path: str | os.PathLike[str], *, kind: str = "results") -> Path:
     """Check an output location before any work; return it resolved.
 
@@ -174,6 +199,7 @@ def check_output(path: str | os.PathLike[str], *, kind: str = "results") -> Path
         been written, moved or deleted.
     """
     given = Path(os.fspath(path)).expanduser()
+    _check_name_length(given)
     if given.is_symlink():
         raise _fail(IS_LINK, given)
     out = given.resolve()

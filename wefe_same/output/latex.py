@@ -128,6 +128,8 @@ def write_tables(result: ResultTables, folder: Path) -> list[Note]:
     for name, write in (("rankings", rankings), ("correlations", correlations)):
         try:
             write()
+        except OSError:  # a full disk is the run's failure, not this table's: never a mere warning
+            raise
         except Exception as err:  # a finished run outlives a table that cannot be typeset
             notes.append((None, f"table {name} failed ({type(err).__name__}: {err})", "left out"))
     return notes

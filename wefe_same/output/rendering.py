@@ -30,6 +30,7 @@ import pandas as pd
 
 from wefe_same.interrupts import signals_deferred
 from wefe_same.output.notes import Note
+from wefe_same.processes import exit_with_parent
 from wefe_same.validation import as_list, check_choice
 
 if TYPE_CHECKING:
@@ -136,6 +137,7 @@ def _worker_init() -> None:
     # Ctrl-C is the parent's to handle: it cancels the queue and cleans up; a worker
     # finishes its figure and exits with the pool.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()  # a parent killed with SIGKILL leaves no figure worker behind
 
 
 @contextlib.contextmanager

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wefe_same.errors import OutputError
+from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
@@ -437,7 +437,8 @@ def build_report(data: ReportData) -> str:
     nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in sections)
     body = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{builders[key](data)}</section>'
                    for key, title in sections)
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+    # printable: a path from a non-UTF-8 file name (lone surrogates) cannot be written as UTF-8
+    return printable("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>wefe-same results</title><style>{STYLE}</style></head><body>"
             f"<h1>wefe-same results</h1>{_note(lead)}<nav>{nav}</nav>{body}"
@@ -450,9 +451,11 @@ def write_report(result: ResultTables, folder: Path, manifest: Mapping[str, Any]
     run's tables come first."""
     try:
         page = build_report(from_result(result, manifest))
-        (folder / REPORT).write_text(page, encoding="utf-8")
     except Exception as err:  # a report is never worth a lost run
         return [f"{REPORT}: could not be built ({type(err).__name__}: {err}); left out"]
+    # Outside the try: a full disk or a file size limit fails the run instead of leaving
+    # a folder without its report behind a warning.
+    (folder / REPORT).write_text(page, encoding="utf-8")
     return _size_warning(len(page.encode("utf-8")))
 
 

@@ -12,7 +12,10 @@ and the gzip files hold the very bytes of the CSV (no name or date in their head
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -62,9 +65,61 @@ class ResultTables(Protocol):
     def quality_columns(self) -> list[str]: ...
 
 
+#: Names up to this many UTF-8 bytes that need no replaced character are file names as
+#: they are; with a prefix such as ``most_biased_words_`` and a suffix they stay far
+#: below the 255 bytes most file systems allow.
+PLAIN_NAME_BYTES = 100
+#: UTF-8 bytes of a replaced or long name kept before its hash.
+KEPT_BYTES = 60
+_HASHED = re.compile(r".*-[0-9a-f]{10}")
+
+
 def safe_name(name: str) -> str:
-    """``name`` as a file name: anything but letters, digits and ``-_.`` becomes ``_``."""
-    return "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in name)
+    """``name`` as a file name, unique for any two names.
+
+    A short name made of letters, digits and ``-_.+`` is itself (outputs stay stable).
+    Any other name (a replaced character, more than :data:`PLAIN_NAME_BYTES` bytes, or
+    one that looks like a hashed name) keeps its first :data:`KEPT_BYTES` bytes
+    with the others replaced by ``_``, then ``-`` and 10 hex digits of the sha256 of the
+    name: ``a b`` and ``a?b`` no longer both become ``a_b`` and overwrite each other's files.
+
+    >>> safe_name("glove-6b-50d+hard-debias")
+    'glove-6b-50d+hard-debias'
+    >>> safe_name("a b")
+    'a_b-c8687a08aa'
+    >>> safe_name("WEAT-ES"), safe_name("a_b")
+    ('WEAT-ES', 'a_b')
+    >>> len({safe_name("a b"), safe_name("a_b"), safe_name("a?b")})
+    3
+    >>> len(safe_name("m" * 300))
+    71
+    """
+    kept = "".join(ch if (ch.isalnum() and ch.isprintable()) or ch in "-_.+" else "_" for ch in name)
+    # surrogateescape: a name from a non-UTF-8 file name still hashes (and differs from its neighbours)
+    raw = name.encode("utf-8", "surrogateescape")
+    if kept == name and len(raw) <= PLAIN_NAME_BYTES and name not in ("", ".", "..") \
+            and not _HASHED.fullmatch(name):
+        return name
+    return _hashed(kept, raw)
+
+
+def _hashed(kept: str, raw: bytes) -> str:
+    head = kept.encode("utf-8")[:KEPT_BYTES].decode("utf-8", "ignore")  # whole characters only
+    return f"{head}-{hashlib.sha256(raw).hexdigest()[:10]}"
+
+
+def unique_stems(names: Iterable[str]) -> dict[str, str]:
+    """{name: file stem} for names that share a folder: :func:`safe_name`, except that
+    names whose stems differ only in case (``GloVe`` and ``glove``, one file on macOS
+    and Windows) all get the hashed form.
+
+    >>> unique_stems(["GloVe", "glove", "w2v"])
+    {'GloVe': 'GloVe-b7fc6a915b', 'glove': 'glove-4bc529d33e', 'w2v': 'w2v'}
+    """
+    stems = {name: safe_name(name) for name in dict.fromkeys(names)}
+    folded = Counter(stem.casefold() for stem in stems.values())
+    return {name: stem if folded[stem.casefold()] == 1 else
+            _hashed(stem, name.encode("utf-8", "surrogateescape")) for name, stem in stems.items()}
 
 
 #: zstd level of ``word_bias.parquet``: level 9 is 15 % smaller than the default and as fast to read.
@@ -110,4 +165,7 @@ def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = 
 def write_parquet(table: pd.DataFrame, path: Path) -> None:
     """``table`` as Parquet (pyarrow, zstd), without the pandas index; the same table
     gives the same bytes (pyarrow writes no date)."""
-    table.to_parquet(path, engine="pyarrow", compression="zstd", compression_level=PARQUET_ZSTD_LEVEL, index=False)
+    # Through a Python file: pyarrow cannot take a path from a non-UTF-8 file name.
+    with open(path, "wb") as fh:
+        table.to_parquet(fh, engine="pyarrow", compression="zstd", compression_level=PARQUET_ZSTD_LEVEL,
+                         index=False)

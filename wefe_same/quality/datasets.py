@@ -26,7 +26,7 @@ from typing import ClassVar, Literal
 import numpy as np
 
 from wefe_same.errors import QualityError
-from wefe_same.validation import parse_decimal
+from wefe_same.validation import BENCHMARK_FILE_MAX_BYTES, check_regular_file, parse_decimal
 
 Kind = Literal["similarity", "analogy"]
 KINDS: tuple[Kind, ...] = ("similarity", "analogy")
@@ -98,8 +98,9 @@ class AnalogyDataset:
 
 def _data_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, stripped text) of every line that is neither blank nor a ``#`` comment."""
-    if not path.is_file():
+    if not path.exists():
         raise QualityError(f"no such benchmark file {path}")
+    check_regular_file(path, what="benchmark file", error=QualityError, max_bytes=BENCHMARK_FILE_MAX_BYTES)
     try:
         with open(path, encoding="utf-8-sig") as fh:
             for lineno, raw in enumerate(fh, start=1):

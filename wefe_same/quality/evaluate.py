@@ -38,6 +38,7 @@ from wefe_same.quality.datasets import (
 )
 from wefe_same.quality.similarity import Missing, check_missing, evaluate_similarity
 from wefe_same.quality.vocab import Vocabulary
+from wefe_same.validation import BENCHMARK_FILE_MAX_BYTES, check_regular_file
 
 Dataset = SimilarityDataset | AnalogyDataset
 #: Columns of :func:`evaluate_quality`'s table, in order.
@@ -110,6 +111,8 @@ def load_benchmark(spec: str | Path | Dataset) -> Dataset:
     if sep and prefix in KIND_PREFIXES:
         kind, rest = KIND_PREFIXES[prefix], location
     path = Path(rest)
+    if path.exists():  # a FIFO or a device: refused, never read (detect_kind would read it)
+        check_regular_file(path, what="benchmark file", error=QualityError, max_bytes=BENCHMARK_FILE_MAX_BYTES)
     if not path.is_file():
         if kind is not None or any(ch in rest for ch in "/\\."):
             raise QualityError(f"no such benchmark file {path}")

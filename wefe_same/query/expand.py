@@ -3,12 +3,13 @@ and the query-set weights of the overall aggregate (WEFE's §4.2)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from wefe_same.errors import MetricError, short_list
-from wefe_same.query.sets import Query, QuerySet, Template, id_part
+from wefe_same.errors import MetricError, QueryError, short_list
+from wefe_same.query.sets import Arity, AtLeast, Query, QuerySet, Template, id_part
 
 
 class MetricSpec(Protocol):
@@ -47,6 +48,48 @@ def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
             f"metric {spec.name!r} takes queries of template {spec.template}, and no query fits: {labels}"
         )
     return list(out.values())
+
+
+#: Subqueries a run may expand into (all metrics together) unless ``max_subqueries`` /
+#: ``--max-subqueries`` says more: ten times the bundled library with every metric (937).
+DEFAULT_MAX_SUBQUERIES = 10_000
+TOO_MANY = ("the queries expand into {count:,} subqueries for the metrics asked ({by_metric}), more than "
+            "max_subqueries={cap:,}; the largest: {largest}. Use fewer sets per query, fewer metrics, or raise "
+            "the cap (--max-subqueries N) if you mean it")
+
+
+def _ways(n: int, arity: Arity) -> int:
+    """How many sub-tuples of ``n`` sets fit ``arity`` (what :meth:`Query.subqueries` builds)."""
+    if isinstance(arity, AtLeast):
+        return 1 if arity.accepts(n) else 0
+    return math.comb(n, arity)
+
+
+def count_subqueries(query: Query, template: Template) -> int:
+    """``len(query.subqueries(template))`` without building them: C(t, k)·C(a, l).
+
+    >>> from wefe_same.query import WordSet
+    >>> sets = [WordSet(str(i), [f"w{i}"]) for i in range(40)]
+    >>> count_subqueries(Query(sets[:20], sets[20:]), Template(2, 2))
+    36100
+    """
+    return _ways(len(query.targets), template.targets) * _ways(len(query.attributes), template.attributes)
+
+
+def check_subquery_count(query_sets: Sequence[QuerySet], specs: Sequence[MetricSpec], cap: int) -> int:
+    """The number of subqueries the run expands into (before duplicates are merged), or a
+    :class:`QueryError` with the count when it is over ``cap``; nothing is expanded."""
+    by_metric = {spec.name: sum(count_subqueries(q, spec.template) for qs in query_sets for q in qs.queries)
+                 for spec in specs}
+    count = sum(by_metric.values())
+    if count > cap:
+        largest = max((count_subqueries(q, spec.template), qs.name, q.label, spec.name)
+                       for qs in query_sets for q in qs.queries for spec in specs)
+        shown = short_list(f"{name}: {n:,}" for name, n in sorted(by_metric.items(), key=lambda kv: -kv[1]) if n)
+        raise QueryError(TOO_MANY.format(count=count, by_metric=shown, cap=cap,
+                                         largest=f"query {largest[2]!r} of {largest[1]!r} gives {largest[0]:,} "
+                                                 f"for {largest[3]}"))
+    return count
 
 
 def query_set_weights(query_sets: Sequence[QuerySet], spec: MetricSpec) -> dict[str, int]:

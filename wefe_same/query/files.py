@@ -14,8 +14,9 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from wefe_same.errors import QueryError, WefeSameWarning, bad_parameter, short_list, unknown_name
+from wefe_same.errors import QueryError, WefeSameWarning, bad_parameter, printable, short_list, unknown_name
 from wefe_same.query.sets import Query, QuerySet, WordSet, set_overlaps
+from wefe_same.validation import QUERY_FILE_MAX_BYTES, read_regular_file
 
 #: Keys a ``[sets.NAME]`` table may hold; ``description``, ``note`` and ``wefe_key`` are
 #: documentary (``aligned = true``: position i of the group's sets forms tuple i).
@@ -55,10 +56,7 @@ def _check_keys(path: Path, where: str, table: dict, allowed: frozenset[str]) ->
 def load_query_file(path: str | Path) -> QuerySet:
     """Read one TOML query file; every error names the file, the set and the word."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as err:
-        raise QueryError(f"{path}: cannot read query file: {err.strerror or err}") from None
+    raw = read_regular_file(path, what="query file", error=QueryError, max_bytes=QUERY_FILE_MAX_BYTES)
     try:
         doc = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
@@ -123,7 +121,7 @@ def load_query_file(path: str | Path) -> QuerySet:
             raise QueryError(f"{path}: {err}") from None
 
     return QuerySet(
-        name=meta.get("name", path.stem),
+        name=meta.get("name", printable(path.stem)),
         queries=tuple(queries),
         path=str(path),
         sha256=hashlib.sha256(raw).hexdigest(),

@@ -19,7 +19,7 @@ a larger query expands into every subquery of that shape.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
@@ -251,6 +251,10 @@ class QuerySet:
         )
 
 
+#: Pairs of sets sharing words that the overlap warnings list; beyond, one line says there are more.
+MAX_OVERLAP_PAIRS = 50
+
+
 def set_overlaps(query_set: QuerySet, where: str | None = None) -> list[str]:
     """One message per pair of sets that share words within a query of ``query_set``
     (targets or attributes); a pair used by several queries is one message naming them.
@@ -265,15 +269,22 @@ def set_overlaps(query_set: QuerySet, where: str | None = None) -> list[str]:
     ["demo: target sets 'a' and 'b' share 1 word: y (query 'q1')"]
     """
     roles: dict[tuple[str, str, str, str], tuple[list[str], list[str]]] = {}
+    more = False
     for q in query_set.queries:
+        label = q.label
         members = [("target", s) for s in q.targets] + [("attribute", s) for s in q.attributes]
-        for i, (role_a, a) in enumerate(members):
-            for role_b, b in members[i + 1:]:
-                in_b = set(b.words)
-                shared = [w for w in a.words if w in in_b]
-                if shared:
-                    key = (role_a, a.name, role_b, b.name)
-                    roles.setdefault(key, (shared, []))[1].append(q.label)
+        # Only the pairs that share a word are looked at (an index of the words), and at most
+        # MAX_OVERLAP_PAIRS of them: 2,000 sets that all hold "he" are 2 million pairs.
+        pairs = sorted(itertools.islice(_sharing_pairs(members), MAX_OVERLAP_PAIRS + 1))
+        for i, j in pairs:
+            (role_a, a), (role_b, b) = members[i], members[j]
+            key = (role_a, a.name, role_b, b.name)
+            if key not in roles and len(roles) == MAX_OVERLAP_PAIRS:
+                more = True
+                break
+            in_b = set(b.words)
+            shared = [w for w in a.words if w in in_b]
+            roles.setdefault(key, (shared, []))[1].append(label)
     out = []
     for (role_a, a_name, role_b, b_name), (shared, queries) in roles.items():
         kinds = f"{role_a} sets" if role_a == role_b else f"{role_a} set {a_name!r} and {role_b} set"
@@ -282,4 +293,22 @@ def set_overlaps(query_set: QuerySet, where: str | None = None) -> list[str]:
         qs = "queries " + short_list(queries, quote=True, shown=5) if len(queries) > 1 else f"query {queries[0]!r}"
         out.append(f"{where or query_set.path or query_set.name}: {pair} share {len(shared)} word{plural}: "
                    f"{short_list(shared)} ({qs})")
+    if more:
+        out.append(f"{where or query_set.path or query_set.name}: more pairs of sets share words; "
+                   f"the first {MAX_OVERLAP_PAIRS} are listed")
     return out
+
+
+def _sharing_pairs(members: list[tuple[str, WordSet]]) -> Iterator[tuple[int, int]]:
+    """(i, j), i < j, once each, for members that share a word (an index word → members)."""
+    index: dict[str, list[int]] = {}
+    seen: set[tuple[int, int]] = set()
+    for i, (_, s) in enumerate(members):
+        for w in dict.fromkeys(s.words):
+            index.setdefault(w, []).append(i)
+    for ids in index.values():
+        for x, i in enumerate(ids):
+            for j in ids[x + 1:]:
+                if (i, j) not in seen:
+                    seen.add((i, j))
+                    yield i, j

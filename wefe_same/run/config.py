@@ -29,6 +29,7 @@ from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, tem
 from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
 from wefe_same.run.choices import (
     CORRELATIONS,
@@ -48,6 +49,7 @@ from wefe_same.validation import (
     check_choice,
     check_int,
     check_number,
+    check_scheduler_address,
 )
 
 #: The function named in every message: the CLI and the API report the same text.
@@ -79,6 +81,7 @@ class RankConfig:
     bootstrap_words: int = 0
     halves: int = 0
     shared_words: bool = False
+    max_subqueries: int = DEFAULT_MAX_SUBQUERIES
     quality: Sequence[str] | str | None = None
     analogy_vocab: int = 300_000
     external: str | Path | pd.DataFrame | None = None
@@ -108,6 +111,7 @@ class RankConfig:
         for name in ("permutations", "bootstrap", "bootstrap_words", "halves"):
             check_int(getattr(self, name), name, FUNC, minimum=0)
         check_bool(self.shared_words, "shared_words", FUNC)
+        check_int(self.max_subqueries, "max_subqueries", FUNC, minimum=1)
         if self.metrics is not None:
             put("metrics", tuple(as_list(self.metrics, "metrics", FUNC)))
         specs = resolve_metrics(self.metrics)  # an unknown name fails here, listing the valid ones
@@ -144,6 +148,8 @@ class RankConfig:
         if self.scheduler is not None and not isinstance(self.scheduler, str):
             raise InvalidParameterError(f"The 'scheduler' parameter of {FUNC} must be an address string. "
                                         f"Got {self.scheduler!r} instead.")
+        if self.scheduler is not None:  # an address that does not parse fails here, before any work
+            check_scheduler_address(self.scheduler, FUNC)
         put("quality", () if self.quality is None else tuple(as_list(self.quality, "quality", FUNC)))
         put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))
             if self.higher_is_better else ())

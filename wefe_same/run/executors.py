@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wefe_same.errors import ExecutorError, ModelError, WefeSameError
-from wefe_same.validation import InvalidParameterError, check_int
+from wefe_same.processes import exit_with_parent
+from wefe_same.validation import InvalidParameterError, check_int, check_scheduler_address
 
 if TYPE_CHECKING:  # a worker imports this module: not the plan, which pulls in pandas and scipy
     from wefe_same.run.plan import ModelTask
@@ -46,6 +47,63 @@ WORKER_DIED = ("{where} ended abruptly (killed, or out of memory) while scoring 
                "finished before it are in the cache when one is used: run again to resume, with fewer workers")
 #: How long to wait for a scheduler before giving up (Dask's own retries run inside it).
 SCHEDULER_TIMEOUT = "20s"
+#: Seconds within which the address must answer as a Dask scheduler (connect, then Dask's
+#: "identity" request) before any work: a plain TCP listener would otherwise hold the
+#: Dask client forever.
+SCHEDULER_ANSWER_S = 10.0
+NOT_A_SCHEDULER = "{address!r} is not a Dask scheduler: {why}"
+
+
+def _check_reachable(address: str, limit: float) -> None:
+    """A refused or unreachable TCP address fails at once (Dask's connect retries until its
+    timeout); other schemes are left to Dask."""
+    import socket
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(address)
+    if parts.scheme not in ("tcp", "tls") or parts.hostname is None or parts.port is None:
+        return
+    try:
+        socket.create_connection((parts.hostname, parts.port), timeout=limit).close()
+    except OSError as err:
+        raise ExecutorError(NO_SCHEDULER.format(address=address, error=f"{type(err).__name__}: {err}")) from None
+
+
+def probe_scheduler(address: str, timeout: float | None = None) -> None:
+    """Ask ``address`` who it is, within ``timeout`` seconds (default
+    :data:`SCHEDULER_ANSWER_S`); an :class:`ExecutorError` unless a Dask scheduler answers.
+
+    Runs in a thread of its own with its own event loop (a notebook's loop is running).
+    """
+    import asyncio
+
+    from distributed.comm import connect
+    from distributed.core import send_recv
+
+    limit = SCHEDULER_ANSWER_S if timeout is None else timeout
+    _check_reachable(address, limit)
+
+    async def identity() -> Any:
+        comm = await connect(address, timeout=limit)
+        try:
+            return await send_recv(comm, op="identity")
+        finally:
+            comm.abort()
+
+    with cf.ThreadPoolExecutor(1) as pool:
+        future = pool.submit(asyncio.run, asyncio.wait_for(identity(), limit))
+        try:
+            reply = future.result(timeout=limit + 5)
+        except (TimeoutError, cf.TimeoutError):
+            raise ExecutorError(NOT_A_SCHEDULER.format(address=address, why=f"no Dask answer within {limit:g} s "
+                                                       "(a listener of another kind, or a scheduler too busy)")) \
+                from None
+        except Exception as err:  # a reply Dask cannot decode, a closed connection: "not usable"
+            raise ExecutorError(NOT_A_SCHEDULER.format(address=address, why=f"{type(err).__name__}: {err}")) \
+                from None
+    if not isinstance(reply, dict) or reply.get("type") != "Scheduler":
+        kind = reply.get("type") if isinstance(reply, dict) else type(reply).__name__
+        raise ExecutorError(NOT_A_SCHEDULER.format(address=address, why=f"it answers as {kind!r}"))
 
 
 # ----------------------------------------------------------------------------- jobs
@@ -120,6 +178,7 @@ def _sigint_ignored() -> Iterator[None]:
 def _init_worker() -> None:
     """In each worker process: Ctrl-C is the parent's to handle; one BLAS thread."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    exit_with_parent()  # a parent killed with SIGKILL leaves no worker (nor resource tracker) behind
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
@@ -183,6 +242,7 @@ class Dask(AbstractContextManager["Dask"]):
             from distributed import Client
         except ImportError:
             raise ExecutorError(NEEDS_DASK.format(address=self.address)) from None
+        probe_scheduler(self.address)
         try:
             self._client = Client(self.address, set_as_default=False, timeout=SCHEDULER_TIMEOUT)
         except (OSError, TimeoutError, ValueError) as err:
@@ -226,7 +286,7 @@ def make_executor(workers: int = 1, scheduler: str | None = None) -> Executor:
             raise InvalidParameterError(
                 f"The 'workers' parameter of score_models must be 1 when a scheduler is given (the cluster "
                 f"has its own workers). Got {workers!r} instead.")
-        return Dask(scheduler)
+        return Dask(check_scheduler_address(scheduler, "score_models"))
     return Processes(workers) if workers > 1 else InProcess()
 
 

@@ -21,7 +21,7 @@ from wefe_same.metrics.registry import MetricSpec, resolve_metrics
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
-from wefe_same.query.expand import Subquery, expand, query_set_weights
+from wefe_same.query.expand import Subquery, check_subquery_count, expand, query_set_weights
 from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
 from wefe_same.run.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
@@ -162,5 +162,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
                    bootstrap_words=config.bootstrap_words, halves=config.halves,
                    shared_words=config.shared_words, warnings=load_warnings)
+    # Counted before anything is expanded: a query of 2,000 sets would otherwise build
+    # millions of subqueries (and hold the memory) before saying anything.
+    check_subquery_count(query_sets, specs, config.max_subqueries)
     _ = plan.subqueries  # a metric no query fits fails here, before any model is read
     return plan

@@ -48,6 +48,7 @@ from wefe_same.run.cache.codec import (
 from wefe_same.run.cache.location import check_cache
 from wefe_same.scoring.model import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
+from wefe_same.validation import read_regular_file
 
 Kind = Literal["vectors", "scores", "quality"]
 KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality")
@@ -57,6 +58,9 @@ CacheStatus = Literal["hit", "miss", "off"]
 
 DAMAGED = "cache entry {path} is damaged ({why}); deleted, the model is recomputed"
 NOT_WRITTEN = "cache entry {path} could not be written ({why}); the run goes on without it"
+#: An entry holds one model's vectors of the query words and its scores (megabytes); a
+#: larger file there is not one the tool wrote whole, and is not read.
+CACHE_ENTRY_MAX_BYTES = 2 << 30
 
 
 class ModelCache:
@@ -89,6 +93,10 @@ class ModelCache:
     # -- raw entries
     def _write(self, kind: Kind, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
         path = self.path(kind, key)
+        if os.path.lexists(path) and not path.is_file():  # something the tool did not write: left alone
+            warnings.warn(NOT_WRITTEN.format(path=path, why="something that is not a regular file is there"),
+                          WefeSameWarning, stacklevel=3)
+            return
         data = pack(kind, key, meta, arrays)
         tmp = None
         try:
@@ -106,13 +114,12 @@ class ModelCache:
     def _read(self, kind: Kind, key: str, decode: Any) -> Any:
         """``decode(meta, arrays)`` of the entry, or None when absent or damaged (then deleted)."""
         path = self.path(kind, key)
-        try:
-            data = path.read_bytes()
-        except FileNotFoundError:
+        if not os.path.lexists(path):
             return None
-        except OSError as err:
-            warnings.warn(f"cache entry {path} cannot be read ({err.strerror}); the model is recomputed",
-                          WefeSameWarning, stacklevel=3)
+        try:  # a regular file under the cap: a FIFO put there would block, /dev/zero never end
+            data = read_regular_file(path, what="cache entry", error=CacheError, max_bytes=CACHE_ENTRY_MAX_BYTES)
+        except CacheError as err:  # not deleted: the tool did not write it
+            warnings.warn(f"{err}; the model is recomputed", WefeSameWarning, stacklevel=3)
             return None
         try:
             meta, arrays = unpack(data, kind, key)
