@@ -144,7 +144,8 @@ def rank(
 
 def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwords: bool = True,
                templates: Sequence[str] | str = (), trust_pickle: bool = False,
-               allow_download: bool = False) -> ModelSource:
+               allow_download: bool = False, contexts: str | Path | None = None,
+               contexts_per_word: int = 20, seed: int = 0) -> ModelSource:
     """The model ``spec`` as a ranking run sees it, to inspect or save its vectors.
 
     ``spec`` is anything :func:`rank` takes as a model: a catalog name, a path,
@@ -163,6 +164,7 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     (['nurse'], (50,))
     """
     from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.encoders.contexts import template_options
     from wefe_same.models.specs import LoadOptions
     from wefe_same.run.choices import UNICODE_ERRORS
     from wefe_same.validation import check_bool, check_choice
@@ -172,8 +174,9 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
         trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
         unicode_errors=check_choice(unicode_errors, "unicode_errors", func, UNICODE_ERRORS),
         subwords=check_bool(subwords, "subwords", func),
-        templates=(templates,) if isinstance(templates, str) else tuple(templates),
-        allow_download=check_bool(allow_download, "allow_download", func))
+        allow_download=check_bool(allow_download, "allow_download", func),
+        contexts=None if contexts is None else str(contexts), contexts_per_word=contexts_per_word, seed=seed,
+        **template_options(templates))  # type: ignore[arg-type]
     return resolve_model(spec, options)
 
 

@@ -199,8 +199,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from wefe_same.api import export_vectors
     from wefe_same.errors import WefeSameWarning, short_list
 
-    written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force,
-                                      **_load_options(args))
+    load = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors, "subwords": args.subwords,
+            "allow_download": args.allow_download, "templates": _templates(args)}
+    if args.contexts is not None:
+        load.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
+    written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force, **load)
     if missing:
         warnings.warn(f"model {args.spec!r} lacks {len(missing)} of the words (left out): "
                       f"{short_list(missing)}", WefeSameWarning, stacklevel=1)
