@@ -36,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
 
 import psutil
@@ -44,10 +45,26 @@ from _common import ROOT, header, run_child
 MARGINAL_S, PEAK_RATIO, FOLDER_MB = 0.25, 1.25, 50.0
 
 
+def tiny_tokenizer(words: list[str]):
+    """A lower-casing WordPiece tokenizer: ``words`` are one token each, other words
+    fall back to single characters (so no two words share one [UNK] vector)."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    chars = string.ascii_lowercase + string.digits + "-'"
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *("##" + c for c in chars), *words]
+    tk = Tokenizer(models.WordPiece({w: i for i, w in enumerate(dict.fromkeys(vocab))}, unk_token="[UNK]"))
+    tk.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tk.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                   sep_token="[SEP]", mask_token="[MASK]", model_max_length=64)
+
+
 def build_zoo(folder: Path, n: int) -> list[Path]:
     """``n`` tiny random BERT encoders in ``folder/zoo-00`` …, seeded by their number."""
     import torch
-    from transformers import BertConfig, BertModel, BertTokenizerFast
+    from transformers import BertConfig, BertModel
     from transformers.utils import logging as hf_logging
 
     from wefe_same.query.files import load_queries
@@ -55,20 +72,17 @@ def build_zoo(folder: Path, n: int) -> list[Path]:
 
     # Every query word of the default run is one token (a sequence of 3 with [CLS] and
     # [SEP]), so encoding costs next to nothing; other words fall back to characters.
-    words = sorted({w.lower() for qs in load_queries(list(DEFAULT_QUERIES)) for w in qs.words
-                    if re.fullmatch(r"[a-z0-9]+", w.lower())})
-    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-    chars = string.ascii_lowercase + string.digits + "-'"
-    vocab = folder / "vocab.txt"
-    folder.mkdir(parents=True, exist_ok=True)
-    vocab.write_text("\n".join(dict.fromkeys(specials + list(chars) + ["##" + c for c in chars] + words)) + "\n")
-    tokenizer = BertTokenizerFast(vocab_file=str(vocab), do_lower_case=True)
+    with warnings.catch_warnings():  # overlapping sets: rank reports them
+        warnings.simplefilter("ignore")
+        sets = load_queries(list(DEFAULT_QUERIES))
+    words = sorted({w.lower() for qs in sets for w in qs.words if re.fullmatch(r"[a-z0-9]+", w.lower())})
+    tokenizer = tiny_tokenizer(words)
     hf_logging.disable_progress_bar()
     paths = []
     for i in range(n):
         torch.manual_seed(i)
         hidden = (16, 32, 48, 64)[i % 4]
-        config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=hidden, num_hidden_layers=1 + i % 3,
+        config = BertConfig(vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=1 + i % 3,
                             num_attention_heads=(2, 4)[i % 2], intermediate_size=2 * hidden,
                             max_position_embeddings=64)
         model = BertModel(config).eval()
@@ -88,9 +102,10 @@ def tree_rss(proc: psutil.Process) -> int:
     return total
 
 
-def timed_rank(args: list[str], log: Path) -> tuple[float, int]:
-    """``python -m wefe_same.cli rank ARGS`` in a fresh process: (wall s, peak tree RSS bytes)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int]:
+    """``python -m wefe_same.cli rank ARGS`` of the package at ``code`` in a fresh process:
+    (wall s, peak tree RSS bytes)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
     t0 = time.perf_counter()
     with log.open("w") as out:
         child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", "rank", *args], cwd=ROOT, env=env,
@@ -119,6 +134,8 @@ def main() -> None:
     ap.add_argument("--profile", action="store_true", help="also profile the large zoo's run")
     ap.add_argument("--top", type=int, default=20)
     ap.add_argument("--keep", type=Path, default=None, help="build the zoo and the results in this folder, kept")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="rank with the package in this folder (an earlier commit's checkout; default: this one)")
     ap.add_argument("extra", nargs="*", help="after --: more wefe-same rank arguments")
     args = ap.parse_args()
     if args.quick:
@@ -127,6 +144,7 @@ def main() -> None:
         raise SystemExit("--small must be at least 1 and below --large")
 
     header(f"A zoo of tiny random encoders: {args.small} and {args.large} models in one run")
+    print(f"ranked with the package in {args.code.resolve()}")
     import torch
 
     print(f"torch {torch.__version__}; " + (f"CUDA device: {torch.cuda.get_device_name(0)}"
@@ -141,7 +159,7 @@ def main() -> None:
             out = work / f"results-{n}"
             shutil.rmtree(out, ignore_errors=True)
             rank_args = ["--models", *(f"hf:{p}" for p in zoo[:n]), "--no-cache", "--out", str(out), *args.extra]
-            wall, peak = timed_rank(rank_args, work / f"rank-{n}.log")
+            wall, peak = timed_rank(rank_args, work / f"rank-{n}.log", args.code.resolve())
             size, files = folder_stats(out)
             rows[n] = (wall, peak / 1e6, size, files)
             print(f"  {n:3d} models: {wall:7.2f} s wall, peak {peak / 1e6:6.0f} MB (process tree), "
@@ -163,7 +181,7 @@ def main() -> None:
 
             prof = work / "zoo.prof"
             child = run_child(PROFILE, str(prof), "rank", "--models", *(f"hf:{p}" for p in zoo), "--no-cache",
-                              "--out", str(work / "profiled"), *args.extra, env={"PYTHONPATH": str(ROOT)})
+                              "--out", str(work / "profiled"), *args.extra, env={"PYTHONPATH": str(args.code.resolve())})
             report_profile(prof, child["run"], args.top)
     finally:
         if args.keep is None:
