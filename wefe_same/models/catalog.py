@@ -451,7 +451,7 @@ def unloadable_message(failures: Sequence[tuple[str, ModelError]], total: int) -
     >>> unloadable_message([("a", ModelError("unknown model 'a'"))], 3)
     "unknown model 'a'"
     >>> unloadable_message([("a", ModelError("x")), ("b", ModelError("y"))], 3)
-    "2 of the 3 models cannot be used: x; y (skip_unloadable=True, --skip-unloadable: rank the rest)"
+    '2 of the 3 models cannot be used: x; y (skip_unloadable=True, --skip-unloadable: rank the rest)'
     """
     if len(failures) == 1:
         return str(failures[0][1])
