@@ -54,6 +54,8 @@ def rank(
     scheduler: str | None = None,
     cache: bool | str | Path | None = None,
     progress: bool | None = None,
+    skip_unloadable: bool = False,
+    models_file: str | Path | None = None,
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -133,6 +135,15 @@ def rank(
         (``$WEFE_SAME_CACHE`` or the user cache dir), a path, or False for none.
     progress : bool, optional
         Progress bars; default only on a terminal.
+    skip_unloadable : bool
+        A model that cannot be used (checked before any work: every such model is named
+        at once) is left out with a warning instead of stopping the run; the manifest
+        (``skipped_models``) and the report list the skipped models with their reasons.
+    models_file : path, optional
+        A TOML or CSV file of model specs (added after ``models``) with optional metadata:
+        numeric columns join the run like ``external`` columns (``external:NAME``), the
+        others are recorded in the manifest; globs (``hf:zoo/*``) expand in sorted order.
+        See :mod:`wefe_same.run.zoo`.
 
     Returns
     -------

@@ -304,6 +304,12 @@ def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler address")
     p.add_argument("--cache", metavar="DIR", help="model cache folder (default: the user cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the model cache")
+    p.add_argument("--models-file", metavar="FILE",
+                   help="a TOML or CSV file of model specs with optional metadata (numeric columns are ranked "
+                        "beside, like --external); globs such as hf:zoo/* expand in sorted order")
+    p.add_argument("--skip-unloadable", action="store_true",
+                   help="leave out models that cannot be used (named in a warning, the manifest and the report) "
+                        "instead of stopping")
 
 
 def build_parser() -> argparse.ArgumentParser:

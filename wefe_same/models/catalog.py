@@ -429,8 +429,14 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
 
 
 def resolve_models(specs: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions | None = None,
-                   *, trust_pickle: bool = False) -> list[ModelSource]:
-    """Resolve many specs (the installed catalog when None); names must be unique."""
+                   *, trust_pickle: bool = False, skip_unloadable: bool = False,
+                   skipped: list[tuple[str, str]] | None = None) -> list[ModelSource]:
+    """Resolve many specs (the installed catalog when None); names must be unique.
+
+    Every spec is checked before the error: a :class:`ModelError` names every model that
+    cannot be used at once (a long list is cut). With ``skip_unloadable`` those models are
+    left out instead, and appended to ``skipped`` as (spec, reason).
+    """
     options = options or LoadOptions(trust_pickle=trust_pickle)
     items: Sequence[str | ModelSource]
     if specs is None:
@@ -444,21 +450,47 @@ def resolve_models(specs: Sequence[str | ModelSource] | str | ModelSource | None
     else:
         items = specs
     sources: list[ModelSource] = []
-    failures: list[ModelError] = []
+    failures: list[tuple[str, ModelError]] = []
     for item in items:
         try:
             sources.append(resolve_model(item, options))
         except ModelError as err:
-            failures.append(err)
-    if failures:
-        # One line whatever the number: the first problem, and how many more there are.
-        more = f" (and {len(failures) - 1} more of the {len(items)} models cannot be used)" if len(failures) > 1 else ""
-        raise ModelError(f"{failures[0]}{more}") from None
+            failures.append((item if isinstance(item, str) else repr(item), err))
+    if failures and not skip_unloadable:
+        raise ModelError(unloadable_message(failures, len(items))) from None
+    if skipped is not None:
+        skipped.extend((spec, str(err)) for spec, err in failures)
     counts = Counter(s.name for s in sources)  # not list.count: quadratic on 200,000 names
     duplicates = sorted(n for n, k in counts.items() if k > 1)
     if duplicates:
         raise ModelError(f"model name {short_list([duplicates[0]], quote=True)} is used twice; "
                          "rename one with NAME=SPEC")
     if not sources:
-        raise ModelError("no model given")
+        raise ModelError("no model given" if not failures else unloadable_message(failures, len(items)))
     return sources
+
+
+#: How many unusable models a message shows in full, and how long each reason may be.
+SHOWN_FAILURES, FAILURE_CHARS = 4, 120
+
+
+def unloadable_message(failures: Sequence[tuple[str, ModelError]], total: int) -> str:
+    """One line naming every model that cannot be used (the first few with their reason).
+
+    >>> unloadable_message([("a", ModelError("unknown model 'a'"))], 3)
+    "unknown model 'a'"
+    >>> unloadable_message([("a", ModelError("x")), ("b", ModelError("y"))], 3)
+    '2 of the 3 models cannot be used: x; y (skip_unloadable=True, --skip-unloadable: rank the rest)'
+    """
+    if len(failures) == 1:
+        return str(failures[0][1])
+
+    def cut(text: str) -> str:
+        return text if len(text) <= FAILURE_CHARS else text[:FAILURE_CHARS - 1] + "…"
+
+    shown = "; ".join(cut(str(err)) for _, err in failures[:SHOWN_FAILURES])
+    rest = failures[SHOWN_FAILURES:]
+    if rest:
+        shown += f"; and {len(rest)} more: " + short_list([spec for spec, _ in rest], shown=4, quote=True)
+    return (f"{len(failures)} of the {total} models cannot be used: {shown} "
+            "(skip_unloadable=True, --skip-unloadable: rank the rest)")

@@ -70,9 +70,15 @@ def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]
     return fig, notes
 
 
-def draw_scores(matrix: pd.DataFrame, metric: str) -> tuple[Figure | None, list[Note]]:
+def draw_scores(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None = None) -> tuple[Figure | None, list[Note]]:
+    """One figure per metric; models in the order of their rank under it (unranked last),
+    so a 100-model heatmap reads from least to most biased."""
     if matrix.shape[1] == 0:
         return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
+    if ranks is not None:
+        order = pd.to_numeric(ranks.reindex(matrix.index), errors="coerce").sort_values(kind="stable",
+                                                                                           na_position="last")
+        matrix = matrix.loc[order.index]
     fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]))
     plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
     return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
@@ -134,7 +140,9 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
             FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
     every = figures == "all"
     if every:
-        jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores, (matrix, metric), cost=1 + matrix.size / 100)
+        jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores,
+                           (matrix, metric, result.rankings[metric] if metric in result.rankings else None),
+                           cost=1 + matrix.size / 100)
                  for metric, matrix in result.scores.items()]
     notes: list[Note] = []
     if every and result.word_bias is not None and len(result.word_bias):

@@ -114,13 +114,23 @@ def _shorten(label: str, width: int = 48) -> str:
 
 
 def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
-                  cmap: str = "viridis") -> Axes:
+                  cmap: str | None = None) -> Axes:
     """One metric's score matrix, models × subqueries; NaN cells are blank and a model
-    without any value is labelled "(no values)"."""
+    without any value is labelled "(no values)".
+
+    Signed scores (some below zero, some above) are drawn with a diverging colour map
+    centred at zero (``RdBu_r``, limits ±max|score|), so the sign reads at a glance and
+    zero is white; scores of one sign keep a sequential map (``viridis``). ``cmap``
+    overrides either.
+    """
     ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + 0.45 * len(scores.index)))
     values = as_floats(scores).to_numpy()
     empty = np.isnan(values).all(axis=1)
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, aspect="auto")
+    finite = values[np.isfinite(values)]
+    signed = finite.size > 0 and finite.min() < 0 < finite.max()
+    bound = float(np.abs(finite).max()) if signed else None
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap or ("RdBu_r" if signed else "viridis"),
+                      aspect="auto", vmin=-bound if bound else None, vmax=bound)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label="score")
     ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
                   rotation=90, fontsize=5)

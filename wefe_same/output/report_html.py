@@ -368,9 +368,14 @@ def _measurement(data: ReportData) -> str:
 
 def _warnings(data: ReportData) -> str:
     said = [str(w) for w in data.manifest.get("warnings", [])]
+    skipped = [m for m in data.manifest.get("skipped_models", []) if isinstance(m, dict)]
+    table = ("<h3>Skipped models</h3>" + _note("Models left out of this run because they cannot be used "
+                                                "(skip_unloadable).")
+             + _table(["model spec", "reason"], [[_td(str(m.get("spec"))), _td(str(m.get("reason")))]
+                                                  for m in skipped])) if skipped else ""
     if not said:
-        return _note("None.")
-    return "<ul>" + "".join(f"<li>{escape(w)}</li>" for w in said) + "</ul>"
+        return _note("None.") + table
+    return "<ul>" + "".join(f"<li>{escape(w)}</li>" for w in said) + "</ul>" + table
 
 
 def _kv(mapping: Mapping[str, Any]) -> str:

@@ -98,6 +98,8 @@ class RankConfig:
     scheduler: str | None = None
     cache: bool | str | Path | None = None
     progress: bool | None = None
+    skip_unloadable: bool = False
+    models_file: str | Path | None = None
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -141,7 +143,7 @@ class RankConfig:
             put("contexts", str(self.contexts))
             load_contexts(str(self.contexts))  # a missing or unreadable file fails now, naming itself
         check_choice(self.unicode_errors, "unicode_errors", FUNC, UNICODE_ERRORS)
-        for name in ("subwords", "trust_pickle", "allow_download"):
+        for name in ("subwords", "trust_pickle", "allow_download", "skip_unloadable"):
             check_bool(getattr(self, name), name, FUNC)
         check_int(self.analogy_vocab, "analogy_vocab", FUNC, minimum=1)
         check_int(self.workers, "workers", FUNC, minimum=1)
@@ -153,7 +155,10 @@ class RankConfig:
         put("quality", () if self.quality is None else tuple(as_list(self.quality, "quality", FUNC)))
         put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))
             if self.higher_is_better else ())
-        if self.higher_is_better and self.external is None:
+        if self.models_file is not None and not isinstance(self.models_file, (str, os.PathLike)):
+            raise InvalidParameterError(f"The 'models_file' parameter of {FUNC} must be a path. "
+                                        f"Got {self.models_file!r} instead.")
+        if self.higher_is_better and self.external is None and self.models_file is None:
             raise InvalidParameterError(f"The 'higher_is_better' parameter of {FUNC} names external columns, "
                                         "and no external table was given.")
         if self.cache is not None and not isinstance(self.cache, (bool, str, os.PathLike)):
@@ -202,7 +207,8 @@ class RankConfig:
                 "subwords": self.subwords, "workers": self.workers, "scheduler": self.scheduler,
                 "external": None if external is None else
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
-                "higher_is_better": list(self.higher_is_better)}
+                "higher_is_better": list(self.higher_is_better), "skip_unloadable": self.skip_unloadable,
+                "models_file": None if self.models_file is None else str(self.models_file)}
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""

@@ -20,8 +20,13 @@ FOUND = ("exact", "lower", "title", "subword")
 
 
 def make_manifest(config: RankConfig, plan: RunPlan, per_model: Sequence[ModelScores],
-                  cache_status: Mapping[str, str], warnings: Sequence[str]) -> dict[str, Any]:
-    """Versions, settings, models (with cache status and coverage), queries and warnings."""
+                  cache_status: Mapping[str, str], warnings: Sequence[str], *,
+                  skipped: Sequence[tuple[str, str]] = (),
+                  metadata: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Versions, settings, models (with cache status and coverage), queries and warnings;
+    ``skipped``: the (spec, reason) of models left out (``skip_unloadable``); ``metadata``:
+    each model's entries of a models file."""
+    metadata = metadata or {}
     return {
         "wefe_same": package_version("wefe_same"),
         "python": platform.python_version(),
@@ -38,7 +43,9 @@ def make_manifest(config: RankConfig, plan: RunPlan, per_model: Sequence[ModelSc
                     "words_found": int(m.lookups["status"].isin(FOUND).sum()),
                     **({"words_not_shared": int((m.lookups["status"] == "not shared").sum())}
                        if plan.shared_words else {}),
-                    **m.description} for m in per_model],
+                    **m.description,
+                    **({"metadata": dict(metadata[m.name])} if m.name in metadata else {})} for m in per_model],
+        **({"skipped_models": [{"spec": spec, "reason": reason} for spec, reason in skipped]} if skipped else {}),
         "queries": [{"name": qs.name, "path": qs.path, "sha256": qs.sha256, "queries": len(qs.queries)}
                     for qs in plan.query_sets],
         "warnings": list(dict.fromkeys([*plan.warnings, *warnings])),

@@ -23,6 +23,7 @@ import time
 import warnings
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import pandas as pd
 
@@ -30,7 +31,7 @@ from wefe_same.analysis.analyse import analyse
 from wefe_same.analysis.external import load_external
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
-from wefe_same.errors import WefeSameWarning
+from wefe_same.errors import ExternalError, WefeSameWarning, short_list
 from wefe_same.models import ModelSource, default_models, resolve_model
 from wefe_same.models.encoders.vary import Variant, expand
 from wefe_same.quality import load_benchmark
@@ -41,6 +42,7 @@ from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
 from wefe_same.run.score import score_models
+from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table
 from wefe_same.scoring.matrices import concat_word_bias, score_matrices
 
 
@@ -55,6 +57,8 @@ class Run:
     benchmarks: list[Dataset]
     external: pd.DataFrame | None
     cache: ModelCache | None
+    skipped: list[tuple[str, str]]
+    metadata: dict[str, dict[str, Any]]  # model name → its models-file metadata
 
 
 def run(config: RankConfig, *, started: float | None = None) -> RankResult:
@@ -75,7 +79,9 @@ def run(config: RankConfig, *, started: float | None = None) -> RankResult:
     if prepared.variants:
         analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
                                                                    prepared.variants, ties=plan.ties)
-    manifest = make_manifest(config, plan, per_model, cache_status, analysed.warnings)
+    warned = [skipped_warning(prepared.skipped)] if prepared.skipped else []
+    manifest = make_manifest(config, plan, per_model, cache_status, [*warned, *analysed.warnings],
+                             skipped=prepared.skipped, metadata=prepared.metadata)
     manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
     return RankResult(
         scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,
@@ -96,26 +102,55 @@ def prepare(config: RankConfig) -> Run:
     itself), before any model is read.
     """
     plan = make_plan(config)
-    models: ModelsLike = config.models
+    skipped: list[tuple[str, str]] = []
+    models: ModelsLike = expand_globs(config.models)
+    zoo = None
+    if config.models_file is not None:
+        zoo = load_models_file(config.models_file)
+        given = [] if models is None else [models] if isinstance(models, str) or not isinstance(models, list) \
+            else models
+        models = [*given, *zoo.specs]
     variants: list[Variant] = []
     if config.vary is not None:
-        models, variants = vary_models(config)
-    tasks = make_tasks(models, config.load_options())
+        models, variants = vary_models(models, config)
+    tasks = make_tasks(models, config.load_options(), skip_unloadable=config.skip_unloadable, skipped=skipped)
     benchmarks = [load_benchmark(b) for b in config.quality or ()]
+    names = [t.name for t in tasks]
     external = None
     if config.external is not None:
-        external = load_external(config.external, [t.name for t in tasks],
-                                 higher_is_better=config.higher_is_better)
+        external = load_external(config.external, names, higher_is_better=config.higher_is_better)
+    metadata: dict[str, dict[str, Any]] = {}
+    if zoo is not None:
+        by_spec = {t.spec: t.name for t in tasks if isinstance(t.spec, str) and t.spec in zoo.metadata}
+        metadata = {name: zoo.metadata[spec] for spec, name in by_spec.items()}
+        numeric = metadata_table(zoo, by_spec)
+        if numeric is not None:
+            with warnings.catch_warnings():  # models given by --models have no metadata: NaN, no warning
+                warnings.simplefilter("ignore", WefeSameWarning)
+                table = load_external(numeric, names)
+            clash = sorted(set(table.columns) & set(external.columns if external is not None else ()))
+            if clash:
+                raise ExternalError(f"{config.models_file}: metadata column {clash[0].split(':', 1)[1]!r} is also a "
+                                    "column of the external table; rename one")
+            external = table if external is None else pd.concat([external, table], axis=1)
     for message in plan.warnings:
         warnings.warn(message, WefeSameWarning, stacklevel=4)  # the caller of rank
+    if skipped:
+        warnings.warn(skipped_warning(skipped), WefeSameWarning, stacklevel=4)
     root = config.cache_root()
-    return Run(config, plan, tasks, variants, benchmarks, external, None if root is False else ModelCache(root))
+    return Run(config, plan, tasks, variants, benchmarks, external, None if root is False else ModelCache(root),
+               skipped, metadata)
 
 
-def vary_models(config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:
+def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:
     """The models with every ``hf:`` spec expanded into its variants (``--vary``)."""
-    models = config.models
     if models is None or isinstance(models, (str, ModelSource)):
         models = default_models() if models is None else [models]
     options = config.load_options()
     return expand(list(models), config.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
+
+
+def skipped_warning(skipped: list[tuple[str, str]]) -> str:
+    """The warning of a run that left unloadable models out (their reasons: the manifest)."""
+    return (f"skipped {len(skipped)} model{'s' if len(skipped) > 1 else ''} that cannot be used: "
+            + short_list([spec for spec, _ in skipped], quote=True) + " (reasons in the manifest and the report)")

@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_QUERIES", "SCORING_CODE", "ModelTask", "RunPlan", "make_plan
 #: (tests/run/test_cache.py checks the import closure).
 SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/__init__.py", "analysis/ranking.py",
                 "run/__init__.py", "run/plan.py", "run/choices.py", "run/config.py",
-                "cachedir.py", "errors.py", "interrupts.py", "validation.py", "versions.py")
+                "cachedir.py", "errors.py", "interrupts.py", "processes.py", "validation.py", "versions.py")
 
 
 @dataclass(frozen=True)
@@ -56,10 +56,15 @@ class ModelTask:
         return resolve_model(self.spec, self.options)
 
 
-def make_tasks(models: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions) -> list[ModelTask]:
-    """Resolve every spec once (cheap: no model file is opened) to check it and name it."""
+def make_tasks(models: Sequence[str | ModelSource] | str | ModelSource | None, options: LoadOptions, *,
+               skip_unloadable: bool = False, skipped: list[tuple[str, str]] | None = None) -> list[ModelTask]:
+    """Resolve every spec once (cheap: no model file is opened) to check it and name it.
+
+    Every model that cannot be used is named in one error, or with ``skip_unloadable``
+    left out and appended to ``skipped`` as (spec, reason).
+    """
     tasks = []
-    for source in resolve_models(models, options):
+    for source in resolve_models(models, options, skip_unloadable=skip_unloadable, skipped=skipped):
         spec = source.spec  # the string a worker resolves again, if any
         tasks.append(ModelTask(source.name, spec if isinstance(spec, str) else source, options))
     return tasks

@@ -6,7 +6,7 @@ soon as it finishes, so a run killed at any point (SIGKILL included) and started
 recomputes only the models that had not finished. Once a model's scores are in, nothing
 else of it is kept (its source, which holds the whole model once read, and its table), so
 memory stays flat in the number of models. From the command line, encoder models are
-scored first, each in a short-lived worker process, so torch's memory goes back when it
+scored first, in one short-lived worker process, so torch's memory goes back when it
 ends (:func:`_isolated`). A model whose scores are cached is
 never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
 read once, whole (its table's fingerprint is part of the scores key).
@@ -19,7 +19,6 @@ every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
 
 from __future__ import annotations
 
-import ctypes
 import dataclasses
 import os
 import sys
@@ -33,6 +32,7 @@ from threadpoolctl import threadpool_limits
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
+from wefe_same.processes import release_freed_memory
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
 from wefe_same.run.executors import (
     Executor,
@@ -189,15 +189,19 @@ def score_models(
 
 
 def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str, bar: Any) -> None:
-    """Read the encoder models of an in-process run first, each in a process of its own.
+    """Read the encoder models of an in-process run first, in one worker process of their own.
 
     An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
     keeps after the model is read (imported libraries and allocator caches are not given
-    back). In a short-lived worker all of it goes back when the worker ends; run first, the
-    worker runs beside a parent that has read no model yet, so the whole process tree stays
-    smallest. The worker only reads the table (:func:`~wefe_same.scoring.vectors.read_spec`
-    imports neither pandas nor scipy nor the metrics); this process scores it, while the
-    next encoder's worker reads. Only models given as spec strings go (a ModelSource object
+    back). In a worker all of it goes back when the worker ends; run first, the worker
+    runs beside a parent that has read no model yet, so the whole process tree stays
+    smallest. One worker reads every encoder in turn: the libraries are imported and set
+    up once per run, not once per model (a fresh process per encoder cost ~2 s of imports
+    each, most of a many-encoder run), and each model's weights are let go once its table
+    is read (:func:`~wefe_same.scoring.vectors.read_spec`), so the worker does not grow
+    with the number of encoders. The worker only reads the table (``read_spec`` imports
+    neither pandas nor scipy nor the metrics); this process scores it, while the worker
+    reads the next encoder. Only models given as spec strings go (a ModelSource object
     may not be picklable).
     """
     if not _spawn_safe():
@@ -206,7 +210,7 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
              and isinstance(m.source if m.source is not None else m.task.source(), EncoderSource)]
     if not heavy:
         return
-    with Processes(1, one_job_each=True) as executor:
+    with Processes(1) as executor:
         results = executor.run([(read_spec, (m.task.spec, m.task.options, plan.words)) for m in heavy])
         for i, (table, description, identity) in results:
             with threadpool_limits(limits=1, user_api="blas"):  # the same bytes as every other job
@@ -229,28 +233,6 @@ def _spawn_safe() -> bool:
     return os.path.basename(getattr(main, "__file__", None) or "") == "wefe-same"
 
 
-def _release_freed_memory() -> None:
-    """Give the memory freed by the model just done back to the system (glibc only).
-
-    Writing an entry makes several model-sized temporary buffers; glibc keeps freed heap
-    memory for reuse, so without this the resident size of a run keeps the high-water mark
-    of every model (~50 MB of the 4 GloVe models' 450 MB). ``malloc_trim(0)`` returns it;
-    elsewhere (macOS, musl) there is no such call and nothing is done.
-    """
-    global _LIBC
-    if _LIBC is None:
-        try:
-            _LIBC = ctypes.CDLL("libc.so.6")
-            _LIBC.malloc_trim  # noqa: B018 (raises AttributeError when not glibc)
-        except (OSError, AttributeError):
-            _LIBC = False
-    if _LIBC:
-        _LIBC.malloc_trim(0)
-
-
-_LIBC: Any = None
-
-
 def _finish(model: _Model, value: Any, cache: ModelCache | None, scoring: str, bar: Any) -> None:
     """Write a finished job's entries; of the model only its compacted scores stay."""
     if model.table is None:
@@ -264,7 +246,7 @@ def _finish(model: _Model, value: Any, cache: ModelCache | None, scoring: str, b
     model.scores = compact(scores)
     # done: nothing of the model is kept, so memory stays flat in the number of models
     model.table = model.source = None
-    _release_freed_memory()
+    release_freed_memory()
     bar.set_postfix_str(model.task.name, refresh=False)
     bar.update(1)
 

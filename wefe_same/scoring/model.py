@@ -122,19 +122,31 @@ def unaligned_reason(sets: Sequence[WordSet]) -> str | None:
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None) -> Prepared:
+            words_of: WordsOf | None = None, splits: dict[tuple[str, ...], tuple[list[str], list[str]]] | None = None
+            ) -> Prepared:
     """Arrays of one subquery after the out-of-vocabulary policy.
 
     ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
-    must then be given with the same positions drawn.
+    must then be given with the same positions drawn. ``splits`` remembers each word
+    list's (found, missing) in ``table`` across the subqueries of one model: a set takes
+    part in many subqueries and metrics, and splitting it again each time was a third of
+    a model's scoring outside RNSB.
     """
     get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
     words_of = words_of or {}
+    splits = {} if splits is None else splits
 
     def words(s: WordSet) -> Sequence[str]:
         return words_of.get(s, s.words)
 
-    missing = list(dict.fromkeys(w for s in (*query.targets, *query.attributes) for w in words(s) if w not in table))
+    def split(s: WordSet) -> tuple[list[str], list[str]]:
+        key = tuple(words(s))
+        got = splits.get(key)
+        if got is None:
+            got = splits[key] = table.split(key)
+        return got
+
+    missing = list(dict.fromkeys(w for s in (*query.targets, *query.attributes) for w in split(s)[1]))
     reasons: list[str | None] = []
     word_lists: dict[str, list[list[str]]] = {"targets": [], "attributes": []}
 
@@ -150,7 +162,7 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
             word_lists[role] = columns
             continue
         for s in sets:
-            found, lost_words = table.split(words(s))
+            found, lost_words = split(s)
             reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(words(s)), threshold, "word"))
             word_lists[role].append(found)
 
@@ -210,13 +222,15 @@ PREFIT_CHUNK = 32
 
 
 def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
-                 options: Mapping[str, Any], words_of: WordsOf | None = None) -> list[tuple[Prepared, MetricResult]]:
+                 options: Mapping[str, Any], words_of: WordsOf | None = None,
+                 splits: dict | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
     one batched solve) sees each chunk of them first."""
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = subqueries[start:start + PREFIT_CHUNK]
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of) for sub in chunk]
+        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, splits)
+                 for sub in chunk]
         seeds = [_random_state(plan, spec, sub) for sub in chunk]
         if spec.prefit is not None:
             spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, seeds) if not p.reason])
@@ -230,9 +244,11 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
     word_frames: list[pd.DataFrame] = []
+    splits: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # each set split once per model
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
-        for sub, (prep, result) in zip(subqueries, _compute_all(table, plan, spec, subqueries, options)):
+        computed = _compute_all(table, plan, spec, subqueries, options, splits=splits)
+        for sub, (prep, result) in zip(subqueries, computed):
             names = [t.name for t in sub.query.targets]
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]

@@ -31,6 +31,7 @@ import numpy as np
 from wefe_same.metrics._norms import safe_norm
 from wefe_same.models.sources import ModelSource, lookup_with_status
 from wefe_same.models.specs import LoadOptions
+from wefe_same.processes import release_freed_memory
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -210,10 +211,15 @@ def read_spec(spec: str, options: LoadOptions,
               words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: resolve a model spec and read its table, importing nothing the lookup does not need.
 
-    Run in an encoder's own short-lived worker process (see :mod:`wefe_same.run.score`):
-    that process then holds torch and the model, but not pandas, scipy or the metrics
-    (~150 MB less at the run's peak).
+    Run in the encoders' short-lived worker process (see :mod:`wefe_same.run.score`):
+    that process then holds torch and one model at a time, but not pandas, scipy or the
+    metrics (~150 MB less at the run's peak). The worker reads every encoder of the run in
+    turn, so the model is let go and its memory handed back before the table is returned.
     """
     from wefe_same.models.catalog import resolve_model
 
-    return read_table(resolve_model(spec, options), words)
+    source = resolve_model(spec, options)
+    out = read_table(source, words)
+    del source
+    release_freed_memory()
+    return out

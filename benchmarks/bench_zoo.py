@@ -1,0 +1,192 @@
+"""A model zoo in one run: the cost of each extra model, memory and results folder size.
+
+    python benchmarks/bench_zoo.py [--small 4] [--large 40] [--quick] [--profile] [-- EXTRA RANK ARGUMENTS]
+
+Builds a zoo of ``--large`` tiny random Hugging Face encoders offline (BERT
+configurations with a random seed per model and varied sizes: hidden size 16 to 64, one
+to three layers, two or four heads; each saved with ``save_pretrained`` beside a small
+character-level WordPiece tokenizer, so every word has tokens and nothing is
+downloaded). Every word of the default queries is one token of its vocabulary, so
+encoding such a model is nearly free: what the run spends per model is
+the framework's own work.
+
+Then it ranks the first ``--small`` models and all ``--large`` of them with the default
+queries and metrics, ``--no-cache``, each in a fresh ``python -m wefe_same.cli rank``
+process, and prints for each run the wall time (interpreter start and imports
+included), the peak memory of the whole process tree (the sum of the resident sizes of
+the process and all its descendants, sampled every 20 ms through psutil), and the size
+and number of files of the results folder; then the marginal time per model,
+(T_large − T_small) / (large − small), and the targets of issue 21 (marginal ≤ 0.25 s,
+peak at large ≤ 1.25 × peak at small, folder at large ≤ 50 MB).
+
+``--quick`` is a smoke size (2 and 6 models). ``--profile`` adds a cProfile run of the
+large zoo split into the pipeline's stages (as ``bench_default_run.py --profile``).
+When torch sees a CUDA device, the header says so: the runs use it as ``rank`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import re
+import shutil
+import string
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import psutil
+from _common import ROOT, header, run_child
+
+MARGINAL_S, PEAK_RATIO, FOLDER_MB = 0.25, 1.25, 50.0
+
+
+def tiny_tokenizer(words: list[str]):
+    """A lower-casing WordPiece tokenizer: ``words`` are one token each, other words
+    fall back to single characters (so no two words share one [UNK] vector)."""
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    chars = string.ascii_lowercase + string.digits + "-'"
+    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *chars, *("##" + c for c in chars), *words]
+    tk = Tokenizer(models.WordPiece({w: i for i, w in enumerate(dict.fromkeys(vocab))}, unk_token="[UNK]"))
+    tk.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tk.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tk.post_processor = processors.TemplateProcessing(single="[CLS] $A [SEP]", special_tokens=[("[CLS]", 2), ("[SEP]", 3)])
+    return PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]",
+                                   sep_token="[SEP]", mask_token="[MASK]", model_max_length=64)
+
+
+def build_zoo(folder: Path, n: int) -> list[Path]:
+    """``n`` tiny random BERT encoders in ``folder/zoo-00`` …, seeded by their number."""
+    import torch
+    from transformers import BertConfig, BertModel
+    from transformers.utils import logging as hf_logging
+
+    from wefe_same.query.files import load_queries
+    from wefe_same.run.choices import DEFAULT_QUERIES
+
+    # Every query word of the default run is one token (a sequence of 3 with [CLS] and
+    # [SEP]), so encoding costs next to nothing; other words fall back to characters.
+    with warnings.catch_warnings():  # overlapping sets: rank reports them
+        warnings.simplefilter("ignore")
+        sets = load_queries(list(DEFAULT_QUERIES))
+    words = sorted({w.lower() for qs in sets for w in qs.words if re.fullmatch(r"[a-z0-9]+", w.lower())})
+    tokenizer = tiny_tokenizer(words)
+    hf_logging.disable_progress_bar()
+    paths = []
+    for i in range(n):
+        torch.manual_seed(i)
+        hidden = (16, 32, 48, 64)[i % 4]
+        config = BertConfig(vocab_size=len(tokenizer), hidden_size=hidden, num_hidden_layers=1 + i % 3,
+                            num_attention_heads=(2, 4)[i % 2], intermediate_size=2 * hidden,
+                            max_position_embeddings=64)
+        model = BertModel(config).eval()
+        path = folder / f"zoo-{i:02d}"
+        model.save_pretrained(path)
+        tokenizer.save_pretrained(path)
+        paths.append(path)
+    return paths
+
+
+def tree_rss(proc: psutil.Process) -> int:
+    """Resident bytes of ``proc`` and every descendant (processes gone meanwhile count 0)."""
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
+            total += p.memory_info().rss
+    return total
+
+
+def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int]:
+    """``python -m wefe_same.cli rank ARGS`` of the package at ``code`` in a fresh process:
+    (wall s, peak tree RSS bytes)."""
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    t0 = time.perf_counter()
+    with log.open("w") as out:
+        child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", "rank", *args], cwd=ROOT, env=env,
+                                 stdout=out, stderr=subprocess.STDOUT)
+        proc, peak = psutil.Process(child.pid), 0
+        while child.poll() is None:
+            with contextlib.suppress(psutil.Error):
+                peak = max(peak, tree_rss(proc))
+            time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    if child.returncode != 0:
+        raise SystemExit(f"wefe-same rank exited with {child.returncode}; see {log}:\n" + log.read_text()[-3000:])
+    return wall, peak
+
+
+def folder_stats(folder: Path) -> tuple[float, int]:
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files) / 1e6, len(files)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--small", type=int, default=4, help="models in the small zoo (default: %(default)s)")
+    ap.add_argument("--large", type=int, default=40, help="models in the large zoo (default: %(default)s)")
+    ap.add_argument("--quick", action="store_true", help="smoke size: 2 and 6 models")
+    ap.add_argument("--profile", action="store_true", help="also profile the large zoo's run")
+    ap.add_argument("--top", type=int, default=20)
+    ap.add_argument("--keep", type=Path, default=None, help="build the zoo and the results in this folder, kept")
+    ap.add_argument("--code", type=Path, default=ROOT,
+                    help="rank with the package in this folder (an earlier commit's checkout; default: this one)")
+    ap.add_argument("extra", nargs="*", help="after --: more wefe-same rank arguments")
+    args = ap.parse_args()
+    if args.quick:
+        args.small, args.large = 2, 6
+    if not 0 < args.small < args.large:
+        raise SystemExit("--small must be at least 1 and below --large")
+
+    header(f"A zoo of tiny random encoders: {args.small} and {args.large} models in one run")
+    print(f"ranked with the package in {args.code.resolve()}")
+    import torch
+
+    print(f"torch {torch.__version__}; " + (f"CUDA device: {torch.cuda.get_device_name(0)}"
+                                             if torch.cuda.is_available() else "no CUDA device: CPU"))
+    work = args.keep or Path(tempfile.mkdtemp(prefix="wefe-same-bench-zoo-"))
+    try:
+        t0 = time.perf_counter()
+        zoo = build_zoo(work / "zoo", args.large)
+        print(f"built {len(zoo)} encoders in {work / 'zoo'} in {time.perf_counter() - t0:.1f} s", flush=True)
+        rows = {}
+        for n in (args.small, args.large):
+            out = work / f"results-{n}"
+            shutil.rmtree(out, ignore_errors=True)
+            rank_args = ["--models", *(f"hf:{p}" for p in zoo[:n]), "--no-cache", "--out", str(out), *args.extra]
+            wall, peak = timed_rank(rank_args, work / f"rank-{n}.log", args.code.resolve())
+            size, files = folder_stats(out)
+            rows[n] = (wall, peak / 1e6, size, files)
+            print(f"  {n:3d} models: {wall:7.2f} s wall, peak {peak / 1e6:6.0f} MB (process tree), "
+                  f"results folder {size:6.1f} MB in {files} files", flush=True)
+        (t_s, p_s, _, _), (t_l, p_l, size_l, _) = rows[args.small], rows[args.large]
+        marginal = (t_l - t_s) / (args.large - args.small)
+        print("\n| measure | value | target | met |")
+        print("|---|---:|---|---|")
+        for name, value, target, met in [
+            (f"marginal time per model, (T{args.large} − T{args.small}) / {args.large - args.small}",
+             f"{marginal:.3f} s", f"<= {MARGINAL_S} s", marginal <= MARGINAL_S),
+            (f"peak memory at {args.large} / at {args.small} (process tree)", f"{p_l / p_s:.2f}x "
+             f"({p_l:.0f} / {p_s:.0f} MB)", f"<= {PEAK_RATIO}x", p_l / p_s <= PEAK_RATIO),
+            (f"results folder at {args.large}", f"{size_l:.1f} MB", f"<= {FOLDER_MB:.0f} MB", size_l <= FOLDER_MB),
+        ]:
+            print(f"| {name} | {value} | {target} | {'yes' if met else 'NO'} |")
+        if args.profile:
+            from bench_default_run import PROFILE, report_profile
+
+            prof = work / "zoo.prof"
+            child = run_child(PROFILE, str(prof), "rank", "--models", *(f"hf:{p}" for p in zoo), "--no-cache",
+                              "--out", str(work / "profiled"), *args.extra, env={"PYTHONPATH": str(args.code.resolve())})
+            report_profile(prof, child["run"], args.top)
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

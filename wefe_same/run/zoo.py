@@ -1,0 +1,185 @@
+"""A zoo of models as data: ``--models-file FILE`` (TOML or CSV) and spec globs.
+
+A models file lists model specs, each with optional metadata::
+
+    # zoo.toml                                  # zoo.csv
+    [[models]]                                  spec,name,family,parameters,year
+    spec = "hf:zoo/*"                           hf:zoo/*,,bert,4.4e6,2019
+    family = "bert"                             glove:g.txt,glove,glove,,2014
+    parameters = 4.4e6
+    year = 2019
+
+``spec`` is required; ``name`` (optional) names a model that is not a glob. Every other
+key or column is metadata. A column whose every value is a number (TOML numbers; in a
+CSV plain decimals, empty cells missing) is **numeric**: it joins the run like a column of
+``--external`` (``external:parameters``), so the correlations show whether bias grows
+with, say, model size (ranks ascending: the smallest value is rank 1). Other metadata
+(family, training data) are recorded per model in the manifest (``metadata``).
+
+A spec whose path holds ``*``, ``?`` or ``[`` is a glob: ``hf:zoo/*`` is every match in
+sorted order, so a zoo always lists its models in the same order. Relative paths in a
+models file are relative to the file's folder.
+"""
+
+from __future__ import annotations
+
+import csv
+import glob
+import math
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from wefe_same.errors import ModelError
+from wefe_same.models.specs import split_name
+from wefe_same.validation import parse_decimal
+
+_SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
+_GLOB = re.compile(r"[*?\[]")
+RESERVED = ("spec", "name")
+
+
+@dataclass
+class Zoo:
+    """The specs of a models file, in order, and each spec's metadata."""
+
+    specs: list[str] = field(default_factory=list)
+    metadata: dict[str, dict[str, Any]] = field(default_factory=dict)  # spec → {column: value}
+    numeric: list[str] = field(default_factory=list)  # numeric columns, in file order
+
+
+def _parts(spec: str) -> tuple[str, str, str, str]:
+    """``NAME=SCHEME:PATH,options`` → (name, scheme with colon, path, ",options")."""
+    name, rest = split_name(spec)
+    match = _SCHEME.match(rest)
+    scheme = match.group(0) if match else ""
+    location = rest[len(scheme):]
+    path, comma, options = location.partition(",")
+    return name, scheme, path, comma + options
+
+
+def expand_spec(spec: str, folder: Path | None = None) -> list[str]:
+    """A spec, its path made relative to ``folder`` when it is there, a glob expanded (sorted).
+
+    >>> expand_spec("glove-6b-50d")
+    ['glove-6b-50d']
+    """
+    name, scheme, path, options = _parts(spec)
+    if not path:
+        return [spec]
+    base = Path(path).expanduser()
+    if folder is not None and not base.is_absolute() and (_GLOB.search(path) or (folder / base).exists()):
+        base = folder / base
+    if not _GLOB.search(path) or Path(path).exists():
+        return [f"{name + '=' if name else ''}{scheme}{base if base != Path(path) else path}{options}"]
+    if name:
+        raise ModelError(f"model spec {spec!r}: a glob names many models; drop the {name!r}= part")
+    matches = sorted(glob.glob(str(base)))
+    if not matches:
+        raise ModelError(f"model spec {spec!r}: the glob {str(base)!r} matches nothing")
+    return [f"{scheme}{m}{options}" for m in matches]
+
+
+def expand_globs(models: Sequence[Any] | Any) -> Any:
+    """``models`` with every glob spec string expanded in place (sorted); other items as they are."""
+    if models is None or (isinstance(models, str) and not _GLOB.search(models)):
+        return models
+    items = [models] if isinstance(models, str) else models
+    if not isinstance(items, Sequence):
+        return models
+    out: list[Any] = []
+    for item in items:
+        out.extend(expand_spec(item) if isinstance(item, str) and _GLOB.search(item) else [item])
+    return out
+
+
+def _rows_toml(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as err:
+        raise ModelError(f"{path}: not valid TOML ({err})") from None
+    models = data.get("models")
+    extra = sorted(set(data) - {"models"})
+    if extra:
+        raise ModelError(f"{path}: unknown top-level key {extra[0]!r}; list models as [[models]] tables")
+    if not isinstance(models, list) or not models or not all(isinstance(m, dict) for m in models):
+        raise ModelError(f"{path}: no models; list them as [[models]] tables with a 'spec' key")
+    return [dict(m) for m in models]
+
+
+def _rows_csv(path: Path) -> list[dict[str, Any]]:
+    try:
+        with open(path, newline="", encoding="utf-8-sig") as fh:
+            rows = [r for r in csv.reader(fh) if any(c.strip() for c in r)]
+    except csv.Error as err:
+        raise ModelError(f"{path}: malformed CSV: {err}") from None
+    if not rows:
+        raise ModelError(f"{path}: empty models file; it needs a header with a 'spec' column")
+    header = [c.strip() for c in rows[0]]
+    if len(set(header)) != len(header) or "" in header:
+        raise ModelError(f"{path}: the header has an empty or repeated column name: {', '.join(header)}")
+    out = []
+    for line, cells in enumerate(rows[1:], start=2):
+        if len(cells) != len(header):
+            raise ModelError(f"{path}: line {line} has {len(cells)} cells, the header has {len(header)}")
+        out.append({h: c.strip() for h, c in zip(header, cells) if c.strip() != ""})
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, float)):
+        return math.isfinite(float(value))
+    return isinstance(value, str) and parse_decimal(value) is not None
+
+
+def load_models_file(path: str | Path) -> Zoo:
+    """Read a models file (``.toml``, else CSV); every problem is a one-line :class:`ModelError`."""
+    path = Path(path)
+    try:
+        rows = _rows_toml(path) if path.suffix.lower() == ".toml" else _rows_csv(path)
+    except OSError as err:
+        raise ModelError(f"{path}: cannot read models file: {err.strerror or err}") from None
+    except UnicodeDecodeError as err:
+        raise ModelError(f"{path}: models file is not UTF-8 text ({err.reason} at byte {err.start})") from None
+    columns: list[str] = list(dict.fromkeys(k for r in rows for k in r if k not in RESERVED))
+    for i, row in enumerate(rows, start=1):
+        spec = row.get("spec")
+        if not isinstance(spec, str) or not spec.strip():
+            raise ModelError(f"{path}: model {i} has no 'spec'")
+        for key, value in row.items():
+            if key not in RESERVED and not isinstance(value, (str, int, float, bool)):
+                raise ModelError(f"{path}: model {i} ({spec}): {key!r} must be a number or a string")
+    numeric = [c for c in columns if all(_is_number(r[c]) for r in rows if c in r)]
+    zoo = Zoo(numeric=numeric)
+    for row in rows:
+        spec = row["spec"].strip()
+        name = row.get("name")
+        if name is not None and not isinstance(name, str):
+            raise ModelError(f"{path}: model {spec!r}: 'name' must be a string")
+        if name:
+            spec = f"{name.strip()}={split_name(spec)[1]}"
+        meta = {c: (float(row[c]) if isinstance(row[c], (int, float)) else parse_decimal(row[c]))
+                if c in numeric else row[c] for c in columns if c in row}
+        for expanded in expand_spec(spec, path.parent):
+            if expanded in zoo.metadata:
+                raise ModelError(f"{path}: model spec {expanded!r} is listed twice")
+            zoo.specs.append(expanded)
+            zoo.metadata[expanded] = meta
+    return zoo
+
+
+def metadata_table(zoo: Zoo, names: Mapping[str, str]) -> pd.DataFrame | None:
+    """The numeric metadata as an external table: a ``model`` column (the run's names of
+    ``names``: spec → model name) and one column per numeric key; None without any."""
+    if not zoo.numeric:
+        return None
+    rows = [{"model": names[spec], **{c: zoo.metadata[spec].get(c, math.nan) for c in zoo.numeric}}
+            for spec in zoo.specs if spec in names]
+    return pd.DataFrame(rows, columns=["model", *zoo.numeric]) if rows else None
