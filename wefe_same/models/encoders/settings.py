@@ -340,10 +340,11 @@ class EncoderSettings:
     layer : int or (int, int)
         ``hf`` only: index into ``hidden_states``, or an inclusive range whose layers are averaged.
     normalize : bool
-        ``onnx`` only: scale each sentence vector to unit length (the model's own
-        Normalize module, run outside the graph).
+        ``onnx`` and ``hf``: scale each sentence vector to unit length (a sentence-transformers
+        model's own Normalize module, run after the pooling).
     max_length : int or None
-        Truncation in tokens (``onnx``; ``hf`` uses the tokenizer's, at most 512).
+        Truncation in tokens (``onnx``; ``hf``: at most the model's positions, this when
+        smaller, as a sentence-transformers model's ``max_seq_length``).
     templates : tuple of str
     allow_download : bool
     onnx_file, tokenizer_file : str or None

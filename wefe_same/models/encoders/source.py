@@ -235,8 +235,10 @@ class EncoderSource(ModelSource):
             out["pooling"] = s.pooling
         if s.backend == "hf":
             out["layer"] = layer_text(s.layer)
-        if s.backend == "onnx":
+        if s.backend == "onnx" or s.normalize:
             out["normalize"] = str(s.normalize).lower()
+        if s.backend == "hf" and s.max_length is not None:
+            out["max_length"] = str(s.max_length)
         out["templates"] = json.dumps(list(s.templates), ensure_ascii=False)
         if s.name_templates:
             out["name_templates"] = json.dumps(list(s.name_templates), ensure_ascii=False)

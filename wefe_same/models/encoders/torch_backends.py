@@ -131,6 +131,8 @@ class _HfBackend:
             raise ModelError(f"model spec {s.spec!r}: pooling={s.pooling} finds the word's tokens with the offset "
                              "mapping of a fast (Rust) tokenizer, and this model has none (no tokenizer.json)")
         self.max_length = max_positions(self.model, self.tokenizer)
+        if s.max_length is not None:  # a catalog entry's own limit (sentence-transformers' max_seq_length)
+            self.max_length = min(self.max_length, s.max_length)
         self.dim = int(getattr(self.model.config, "hidden_size", 0)) or None
 
     def _tokenize(self, texts: list[str], offsets: bool) -> Any:
@@ -165,6 +167,8 @@ class _HfBackend:
             hidden = select_layers(out, s.layer)
             pooled = pool(hidden, batch["attention_mask"], s.pooling,
                           None if selected is None else selected.to(self.device))
+            if s.normalize:  # a model that ends in sentence-transformers' Normalize module
+                pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
             return pooled.float().cpu().numpy()
 
 
