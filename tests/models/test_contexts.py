@@ -44,8 +44,13 @@ def oracle(bert):
 
 def test_seat_templates_are_bundled_with_their_source():
     seat = seat_templates()
-    assert seat["names"][:4] == ("This is {word}.", "That is {word}.", "There is {word}.", "Here is {word}.")
-    assert "{word} is a person." in seat["names"] and "This is {a} {word}." in seat["terms"]
+    # NAME_TEMPLATES and SINGULAR_NOUN_TEMPLATES of sent-bias's scripts/generate_basic_contexts.py
+    # (May et al. 2019; commit e3559fb), with {term} → {word} and {article} → {a}
+    assert seat["names"] == ("This is {word}.", "That is {word}.", "There is {word}.", "Here is {word}.",
+                             "{word} is here.", "{word} is there.", "{word} is a person.",
+                             "The person's name is {word}.")
+    assert seat["terms"] == ("This is {a} {word}.", "That is {a} {word}.", "There is {a} {word}.",
+                             "Here is {a} {word}.", "The {word} is here.", "The {word} is there.")
     assert all("{word}" in t for lst in seat.values() for t in lst)
     assert fill_spans("This is {a} {word}.", "engineer")[0] == "This is an engineer."
 

@@ -50,12 +50,15 @@ _WORD = re.compile(r"\w+")
 
 
 def article(word: str) -> str:
-    """``an`` before a vowel letter, else ``a`` (by spelling, as SEAT's generator does).
+    """``an`` before a vowel letter or "honor", else ``a``: by spelling, with the exceptions
+    of SEAT's generator (May et al. 2019, sent-bias ``scripts/generate_basic_contexts.py``).
 
-    >>> article("engineer"), article("nurse"), article("Umbrella")
-    ('an', 'a', 'an')
+    >>> article("engineer"), article("nurse"), article("Umbrella"), article("honorable"), article("European")
+    ('an', 'a', 'an', 'an', 'a')
     """
-    return "an" if word[:1].lower() in "aeiou" else "a"
+    if word.startswith(("European", "Ukrainian")):
+        return "a"
+    return "an" if word[:1].lower() in "aeiou" or word.startswith("honor") else "a"
 
 
 def fill_spans(template: str, word: str) -> Text:
