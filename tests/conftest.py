@@ -48,6 +48,28 @@ def _private_cache(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
 
 
+@pytest.fixture(scope="module")
+def module_encoder_cache(tmp_path_factory):
+    """One cache for a module's module-scoped encoder fixtures (file hashes, unpacked
+    archives), not the user's; use with ``pytestmark = pytest.mark.usefixtures(...)``."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
+        yield
+
+
+def users_folder(path, query: str | None = None):
+    """A user's own folder for the hostile-input tests: a note, a query file, a good model."""
+    (path / "notes.txt").write_text("my notes")
+    (path / "mini.toml").write_text(MINI_QUERY if query is None else query)
+    write_glove(path / "good.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(12, 5)))
+    return path
+
+
+def error_lines(err: str) -> list[str]:
+    """stderr without the warning lines: what a failure printed."""
+    return [line for line in err.splitlines() if not line.startswith("wefe-same: warning:")]
+
+
 def snapshot(folder) -> dict:
     """{relative path: bytes} of every file under ``folder`` (to show nothing was touched)."""
     from pathlib import Path

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import GENDER_WORDS, MINI_QUERY, snapshot, write_glove
+from conftest import GENDER_WORDS, MINI_QUERY, snapshot, users_folder, write_glove
 
 from wefe_same.cli import main
 
@@ -31,12 +31,9 @@ FAST = ["--metrics", "WEAT", "SAME", "--permutations", "0", "--formats", "svg", 
 def work(tmp_path, monkeypatch):
     """A folder of the user's own files, as the current directory, with a query file and a good model."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes.txt").write_text("my notes")
+    users_folder(tmp_path, QUERY)
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "table.csv").write_text("a,b\n1,2\n")
-    (tmp_path / "mini.toml").write_text(QUERY)
-    rng = np.random.default_rng(0)
-    write_glove(tmp_path / "good.txt", GENDER_WORDS, rng.normal(size=(12, 5)))
     return tmp_path
 
 

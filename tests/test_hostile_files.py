@@ -13,9 +13,8 @@ import os
 import warnings
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import GENDER_WORDS, MINI_QUERY, no_hang, snapshot, write_glove
+from conftest import GENDER_WORDS, no_hang, snapshot, users_folder
 
 from wefe_same.cli import main
 from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, QUERY_FILE_MAX_BYTES
@@ -26,11 +25,9 @@ FAST = ["--metrics", "WEAT", "--permutations", "0", "--formats", "svg", "--no-ca
 @pytest.fixture
 def work(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes.txt").write_text("my notes")
-    (tmp_path / "mini.toml").write_text(MINI_QUERY)
+    users_folder(tmp_path)
     (tmp_path / "folder").mkdir()
     (tmp_path / "folder" / "kept.txt").write_text("kept")
-    write_glove(tmp_path / "good.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(12, 5)))
     return tmp_path
 
 

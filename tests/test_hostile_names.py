@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import GENDER_WORDS, MINI_QUERY, random_source, snapshot, write_glove
+from conftest import GENDER_WORDS, MINI_QUERY, error_lines, random_source, snapshot, users_folder, write_glove
 
 from wefe_same import rank
 from wefe_same.cli import main
@@ -32,15 +32,12 @@ REPO = Path(__file__).resolve().parents[1]
 def work(tmp_path, monkeypatch):
     """The user's folder: a note, a query file, a model and an earlier results folder."""
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes.txt").write_text("my notes")
-    (tmp_path / "mini.toml").write_text(MINI_QUERY)
-    write_glove(tmp_path / "good.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(12, 5)))
+    users_folder(tmp_path)
     assert main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--out", "results", *FAST]) == 0
     return tmp_path
 
 
-def errors(err: str) -> list[str]:
-    return [line for line in err.splitlines() if not line.startswith("wefe-same: warning:")]
+errors = error_lines
 
 
 def hidden(folder: Path) -> list[str]:

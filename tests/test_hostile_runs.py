@@ -14,9 +14,8 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
-from conftest import GENDER_WORDS, MINI_QUERY, no_hang, snapshot, write_glove
+from conftest import GENDER_WORDS, error_lines, no_hang, snapshot, users_folder
 
 from wefe_same import rank
 from wefe_same.cli import main
@@ -30,14 +29,10 @@ REPO = Path(__file__).resolve().parents[1]
 @pytest.fixture
 def work(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "notes.txt").write_text("my notes")
-    (tmp_path / "mini.toml").write_text(MINI_QUERY)
-    write_glove(tmp_path / "good.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(12, 5)))
-    return tmp_path
+    return users_folder(tmp_path)
 
 
-def errors(err: str) -> list[str]:
-    return [line for line in err.splitlines() if not line.startswith("wefe-same: warning:")]
+errors = error_lines
 
 
 # ---------------------------------------------------------------------------- item 9

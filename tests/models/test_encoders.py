@@ -47,12 +47,8 @@ def vectors(source, words=WORDS) -> np.ndarray:
     return np.vstack([found[w] for w in words])
 
 
-@pytest.fixture(scope="module", autouse=True)
-def encoder_cache(tmp_path_factory):
-    """File hashes and unpacked archives go to a temporary cache, not the user's."""
-    with pytest.MonkeyPatch.context() as m:
-        m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
-        yield
+# module-scoped encoder fixtures read and hash into one temporary cache
+pytestmark = pytest.mark.usefixtures("module_encoder_cache")
 
 
 @pytest.fixture(scope="module")

@@ -35,11 +35,8 @@ ATOL = 1e-5
 LOADED: dict = {}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def encoder_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as m:
-        m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
-        yield
+# module-scoped encoder fixtures read and hash into one temporary cache
+pytestmark = pytest.mark.usefixtures("module_encoder_cache")
 
 
 class Oracle:

@@ -16,11 +16,8 @@ from wefe_same.models.encoders.vary import parse_vary
 METRICS = ["WEAT-ES", "SAME", "RND"]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def encoder_cache(tmp_path_factory):
-    with pytest.MonkeyPatch.context() as m:
-        m.setenv("WEFE_SAME_CACHE", str(tmp_path_factory.mktemp("cache")))
-        yield
+# module-scoped encoder fixtures read and hash into one temporary cache
+pytestmark = pytest.mark.usefixtures("module_encoder_cache")
 
 
 @pytest.fixture(scope="module")
