@@ -180,3 +180,40 @@ def import_wefe():
         if not had_alias:
             del np.float_
     return wefe
+
+
+def tree_rss(proc) -> int:
+    """Resident bytes of a psutil ``proc`` and every descendant (processes gone meanwhile count 0)."""
+    import psutil
+
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            total += p.memory_info().rss
+        except (psutil.NoSuchProcess, psutil.AccessDenied):
+            pass
+    return total
+
+
+def timed_cli(code: Path, args: list[str], log: Path, cwd: Path | None = None) -> tuple[float, int]:
+    """``python -m wefe_same.cli ARGS`` of the package at ``code`` in a fresh process, its
+    output in ``log``: (wall s, peak RSS bytes of its whole process tree, sampled every 20 ms)."""
+    import contextlib
+
+    import psutil
+
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    t0 = time.perf_counter()
+    with log.open("w") as out:
+        child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", *args], cwd=cwd or code, env=env,
+                                 stdout=out, stderr=subprocess.STDOUT)
+        proc, peak = psutil.Process(child.pid), 0
+        while child.poll() is None:
+            with contextlib.suppress(psutil.Error):
+                peak = max(peak, tree_rss(proc))
+            time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    if child.returncode != 0:
+        raise SystemExit(f"{code}: wefe-same {' '.join(args)} exited with {child.returncode}; see {log}:\n"
+                         + log.read_text()[-3000:])
+    return wall, peak

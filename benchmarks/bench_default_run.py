@@ -26,18 +26,14 @@ pipeline's stages. Arguments after ``--`` go to both versions' ``rank`` as they 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import pstats
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-import psutil
-from _common import ROOT, header, run_child
+from _common import ROOT, header, run_child, timed_cli
 
 PROFILE = r"""
 import cProfile, json, sys, time
@@ -136,35 +132,9 @@ TARGETS = {"cold": 0.5, "cached": 0.25}
 PEAK_MB, FOLDER_MB, FOLDER_FILES = 800, 15, 40
 
 
-def tree_rss(proc: psutil.Process) -> int:
-    """Resident bytes of ``proc`` and every descendant (processes gone meanwhile count 0)."""
-    total = 0
-    for p in [proc, *proc.children(recursive=True)]:
-        try:
-            total += p.memory_info().rss
-        except (psutil.NoSuchProcess, psutil.AccessDenied):
-            pass
-    return total
-
-
 def timed_run(code: Path, args: list[str], log: Path) -> tuple[float, int]:
     """Run ``python -m wefe_same.cli ARGS`` on the code at ``code``: (wall s, peak tree RSS bytes)."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    t0 = time.perf_counter()
-    with log.open("w") as out:
-        child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", *args], cwd=code, env=env,
-                                 stdout=out, stderr=subprocess.STDOUT)
-        proc = psutil.Process(child.pid)
-        peak = 0
-        while child.poll() is None:
-            with contextlib.suppress(psutil.Error):
-                peak = max(peak, tree_rss(proc))
-            time.sleep(0.02)
-    wall = time.perf_counter() - t0
-    if child.returncode != 0:
-        raise SystemExit(f"{code}: wefe-same {' '.join(args)} exited with {child.returncode}; see {log}:\n"
-                         + log.read_text()[-3000:])
-    return wall, peak
+    return timed_cli(code, args, log)
 
 
 def folder_stats(folder: Path) -> tuple[float, int]:

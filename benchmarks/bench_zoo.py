@@ -27,20 +27,16 @@ When torch sees a CUDA device, the header says so: the runs use it as ``rank`` d
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import re
 import shutil
 import string
-import subprocess
 import sys
 import tempfile
 import time
 import warnings
 from pathlib import Path
 
-import psutil
-from _common import ROOT, header, run_child
+from _common import ROOT, header, run_child, timed_cli
 
 MARGINAL_S, PEAK_RATIO, FOLDER_MB = 0.25, 1.25, 50.0
 
@@ -93,32 +89,10 @@ def build_zoo(folder: Path, n: int) -> list[Path]:
     return paths
 
 
-def tree_rss(proc: psutil.Process) -> int:
-    """Resident bytes of ``proc`` and every descendant (processes gone meanwhile count 0)."""
-    total = 0
-    for p in [proc, *proc.children(recursive=True)]:
-        with contextlib.suppress(psutil.NoSuchProcess, psutil.AccessDenied):
-            total += p.memory_info().rss
-    return total
-
-
 def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int]:
     """``python -m wefe_same.cli rank ARGS`` of the package at ``code`` in a fresh process:
     (wall s, peak tree RSS bytes)."""
-    env = {**os.environ, "PYTHONPATH": str(code)}
-    t0 = time.perf_counter()
-    with log.open("w") as out:
-        child = subprocess.Popen([sys.executable, "-m", "wefe_same.cli", "rank", *args], cwd=ROOT, env=env,
-                                 stdout=out, stderr=subprocess.STDOUT)
-        proc, peak = psutil.Process(child.pid), 0
-        while child.poll() is None:
-            with contextlib.suppress(psutil.Error):
-                peak = max(peak, tree_rss(proc))
-            time.sleep(0.02)
-    wall = time.perf_counter() - t0
-    if child.returncode != 0:
-        raise SystemExit(f"wefe-same rank exited with {child.returncode}; see {log}:\n" + log.read_text()[-3000:])
-    return wall, peak
+    return timed_cli(code, ["rank", *args], log, cwd=ROOT)
 
 
 def folder_stats(folder: Path) -> tuple[float, int]:
