@@ -70,6 +70,20 @@ def error_lines(err: str) -> list[str]:
     return [line for line in err.splitlines() if not line.startswith("wefe-same: warning:")]
 
 
+@contextlib.contextmanager
+def numpy_float_alias():
+    """``np.float_`` for the duration of importing wefe 0.4.1 (NumPy 2 removed it; wefe's
+    modules name it at import, not at run time); removed again unless it was there."""
+    had = "float_" in np.__dict__
+    if not had:
+        np.float_ = np.float64
+    try:
+        yield
+    finally:
+        if not had:
+            del np.float_
+
+
 def snapshot(folder) -> dict:
     """{relative path: bytes} of every file under ``folder`` (to show nothing was touched)."""
     from pathlib import Path

@@ -59,6 +59,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import numpy_float_alias
 
 from wefe_same import load_queries
 from wefe_same.metrics.ect import ect
@@ -88,17 +89,11 @@ def _import_wefe() -> SimpleNamespace:
     while wefe is imported, then removes it again so no other code in this test session
     can come to rely on it; wefe does not use ``np.float_`` at run time.
     """
-    had_alias = "float_" in np.__dict__
-    if not had_alias:
-        np.float_ = np.float64
-    try:
+    with numpy_float_alias():
         from wefe.datasets import load_weat
         from wefe.metrics import ECT, MAC, RIPA, RND, WEAT
         from wefe.query import Query
         from wefe.word_embedding_model import WordEmbeddingModel
-    finally:
-        if not had_alias:
-            del np.float_
     return SimpleNamespace(WEAT=WEAT, RND=RND, MAC=MAC, ECT=ECT, RIPA=RIPA, Query=Query,
                            WordEmbeddingModel=WordEmbeddingModel, load_weat=load_weat)
 

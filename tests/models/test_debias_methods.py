@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import numpy_float_alias
 
 from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
@@ -58,17 +59,11 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def wefe():
-    had = "float_" in np.__dict__
-    if not had:
-        np.float_ = np.float64
-    try:
+    with numpy_float_alias():
         import wefe.debias.double_hard_debias as dhd
         import wefe.debias.half_sibling_regression as hsr
         import wefe.debias.repulsion_attraction_neutralization as ran
         from wefe.word_embedding_model import WordEmbeddingModel
-    finally:
-        if not had:
-            del np.float_
     saved = {m: m.check_is_fitted for m in (dhd, hsr, ran)}
     for m in saved:
         m.check_is_fitted = lambda *a, **k: None
