@@ -178,9 +178,11 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     from wefe_same.models.encoders.contexts import template_options
     from wefe_same.models.specs import LoadOptions
     from wefe_same.run.choices import UNICODE_ERRORS
-    from wefe_same.validation import check_bool, check_choice
+    from wefe_same.validation import check_bool, check_choice, check_int
 
     func = "load_model"
+    check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
+    check_int(seed, "seed", func, minimum=0)
     options = LoadOptions(
         trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
         unicode_errors=check_choice(unicode_errors, "unicode_errors", func, UNICODE_ERRORS),

@@ -51,6 +51,36 @@ def test_an_existing_file_is_left_alone_without_force(tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.txt", "words.txt"]  # no leftover part file
 
 
+def test_a_word_with_a_space_given_as_a_list_is_refused_and_nothing_written(tmp_path):
+    from wefe_same.models import ArraySource
+
+    source = ArraySource("m", ["new york", "paris"], np.eye(2))
+    with pytest.raises(ExportError, match="'new york' is empty or holds a space"):
+        export_vectors(source, ["paris", "new york"], tmp_path / "v.txt")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_hsr_leaves_the_base_models_own_matrix_alone():
+    from wefe_same.models.debias.hsr import HSRDebiasedSource
+
+    rng = np.random.default_rng(0)
+    words = ["he", "she", "man", "woman", "doctor", "nurse"]
+    matrix = rng.normal(size=(len(words), 4))
+    before = matrix.copy()
+
+    from wefe_same.models import ArraySource
+
+    class Mine(ArraySource):  # a user's source that hands out its own float64 matrix
+        def vocabulary(self, limit):
+            return list(words), matrix
+
+    base = Mine("base", words, matrix)
+    debiased = HSRDebiasedSource(base, definitional=["he", "she", "man", "woman"])
+    vocab_words, rows = debiased.vocabulary(None)
+    assert not np.array_equal(rows[vocab_words.index("doctor")], before[words.index("doctor")])  # it did debias
+    np.testing.assert_array_equal(matrix, before)  # on a copy
+
+
 @pytest.mark.parametrize(("content", "message"), [
     (None, "no such words file"),
     ("a b\n", "holds a space"),

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import csv
 import glob
+import io
 import math
 import re
 import tomllib
@@ -37,7 +38,7 @@ import pandas as pd
 
 from wefe_same.errors import ModelError
 from wefe_same.models.specs import split_name
-from wefe_same.validation import parse_decimal
+from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_regular_file
 
 _SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
 _GLOB = re.compile(r"[*?\[]")
@@ -98,9 +99,16 @@ def expand_globs(models: Sequence[Any] | Any) -> Any:
     return out
 
 
+def _read_text(path: Path) -> str:
+    """The models file as text: a regular file under the external tables' cap (a FIFO or
+    /dev/zero would hang the run), UTF-8 (a BOM is dropped)."""
+    raw = read_regular_file(path, what="models file", error=ModelError, max_bytes=EXTERNAL_TABLE_MAX_BYTES)
+    return raw.decode("utf-8-sig")
+
+
 def _rows_toml(path: Path) -> list[dict[str, Any]]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(_read_text(path))
     except tomllib.TOMLDecodeError as err:
         raise ModelError(f"{path}: not valid TOML ({err})") from None
     models = data.get("models")
@@ -114,8 +122,7 @@ def _rows_toml(path: Path) -> list[dict[str, Any]]:
 
 def _rows_csv(path: Path) -> list[dict[str, Any]]:
     try:
-        with open(path, newline="", encoding="utf-8-sig") as fh:
-            rows = [r for r in csv.reader(fh) if any(c.strip() for c in r)]
+        rows = [r for r in csv.reader(io.StringIO(_read_text(path), newline="")) if any(c.strip() for c in r)]
     except csv.Error as err:
         raise ModelError(f"{path}: malformed CSV: {err}") from None
     if not rows:
@@ -167,7 +174,11 @@ def load_models_file(path: str | Path) -> Zoo:
             spec = f"{name.strip()}={split_name(spec)[1]}"
         meta = {c: (float(row[c]) if isinstance(row[c], (int, float)) else parse_decimal(row[c]))
                 if c in numeric else row[c] for c in columns if c in row}
-        for expanded in expand_spec(spec, path.parent):
+        try:
+            expanded_specs = expand_spec(spec, path.parent)
+        except ModelError as err:  # a glob of the file: name the file too
+            raise ModelError(f"{path}: {err}") from None
+        for expanded in expanded_specs:
             if expanded in zoo.metadata:
                 raise ModelError(f"{path}: model spec {expanded!r} is listed twice")
             zoo.specs.append(expanded)

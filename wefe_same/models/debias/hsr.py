@@ -75,7 +75,7 @@ class HSRDebiasedSource(ModelSource):
         return hsr_operator(np.array(rows), self.alpha)
 
     def _debias(self, words: list[str], rows: np.ndarray) -> np.ndarray:
-        rows = np.asarray(rows, dtype=np.float64)
+        rows = np.array(rows, dtype=np.float64)  # a copy: the base's own matrix is changed in place below
         neutral = np.fromiter((w not in self._kept for w in words), dtype=bool, count=len(words))
         rows[neutral] -= rows[neutral] @ self.operator.T
         return rows
