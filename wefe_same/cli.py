@@ -30,16 +30,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def _load_options(args: argparse.Namespace) -> dict:
-    """Model-loading options shared by the commands that read models."""
-    from wefe_same.models.encoders.contexts import template_options
-
+def _load_arguments(args: argparse.Namespace) -> dict:
+    """Model-loading options shared by the commands that read models, as ``load_model`` takes them."""
     options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-               "subwords": args.subwords, "allow_download": args.allow_download,
-               **template_options(_templates(args))}
+               "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args)}
     if args.contexts is not None:
         options.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
     return options
+
+
+def _load_options(args: argparse.Namespace) -> dict:
+    """:class:`~wefe_same.models.specs.LoadOptions` fields of the same options (templates resolved)."""
+    from wefe_same.models.encoders.contexts import template_options
+
+    options = _load_arguments(args)
+    return {**options, **template_options(options.pop("templates"))}
 
 
 def _templates(args: argparse.Namespace) -> list[str] | str:
@@ -199,11 +204,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from wefe_same.api import export_vectors
     from wefe_same.errors import WefeSameWarning, short_list
 
-    load = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors, "subwords": args.subwords,
-            "allow_download": args.allow_download, "templates": _templates(args)}
-    if args.contexts is not None:
-        load.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
-    written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force, **load)
+    written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force,
+                                      **_load_arguments(args))
     if missing:
         warnings.warn(f"model {args.spec!r} lacks {len(missing)} of the words (left out): "
                       f"{short_list(missing)}", WefeSameWarning, stacklevel=1)

@@ -160,5 +160,11 @@ def test_prefit_trains_what_rnsb_would_train_alone():
     rnsb_module._CLASSIFIERS.clear()
     assert rnsb_module.prefit(calls) == len(calls)
     assert rnsb_module.prefit(calls) == 0  # all cached now
-    batched = [rnsb_module.rnsb(t, *a, **o, random_state=s) for t, a, o, s in calls]
+
+    def no_training(requests):
+        raise AssertionError("rnsb trained again what prefit had trained")
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(rnsb_module, "_train", no_training)
+        batched = [rnsb_module.rnsb(t, *a, **o, random_state=s) for t, a, o, s in calls]
     assert [r.value for r in alone] == [r.value for r in batched]

@@ -5,6 +5,7 @@ models of :mod:`tiny_transformers` (tests/tiny_transformers.py, the `tiny` fixtu
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -166,3 +167,15 @@ def test_rank_with_contexts_and_seat_from_the_command_line(bert, tmp_path, capsy
     assert main(["rank", "--models", f"hf:{bert}", "--queries", str(query), "--templates", "seet",
                  "--out", str(tmp_path / "x")]) == 2
     assert "neither seat, seat-names, seat-terms nor a readable file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("what", ["contexts", "templates"])
+def test_a_fifo_as_contexts_or_templates_file_is_refused_at_once(tmp_path, what):
+    from conftest import no_hang
+
+    from wefe_same.models.encoders.contexts import read_sentences
+
+    fifo = tmp_path / f"{what}.txt"
+    os.mkfifo(fifo)
+    with no_hang(10), pytest.raises(ModelError, match=f"{what} file is a FIFO .*not a regular file"):
+        read_sentences(fifo) if what == "contexts" else template_options(str(fifo))

@@ -76,29 +76,11 @@ def _digest(M: np.ndarray) -> str:
     return hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).tobytes()).hexdigest()
 
 
-def penalised_gradient(X: np.ndarray, y: np.ndarray, w: np.ndarray, b: float) -> np.ndarray:
-    """Gradient in (w, b) of (1/n) [Σ_i logloss_i + ‖w‖² / (2C)], sklearn's objective / n.
-
-    Parameters
-    ----------
-    X : ndarray, shape (n, d)
-    y : ndarray, shape (n,), values 0 and 1
-    w : ndarray, shape (d,)
-    b : float
-
-    Returns
-    -------
-    ndarray, shape (d + 1,)
-    """
-    residual = expit(X @ w + b) - y
-    return np.r_[X.T @ residual + w / C, residual.sum()] / len(y)
-
-
 def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float]:
     """sklearn's default L2 logistic regression (C = 1), solved to the optimum.
 
     Returns the coefficients (d,), the intercept and max |∇| of the mean penalised loss
-    at them (see :func:`penalised_gradient`); convergence is judged by that value.
+    at them (see :func:`~wefe_same.metrics.logistic.penalised_gradients`); convergence is judged by that value.
     One problem of :func:`~wefe_same.metrics.logistic.fit_logistic_batch`.
     """
     coefs, intercepts, gradients = fit_logistic_batch([(X, y)], C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER)

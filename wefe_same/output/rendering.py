@@ -15,6 +15,7 @@ nothing and does not import matplotlib).
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import io
 import multiprocessing
@@ -92,13 +93,18 @@ def job_digest(job: FigureJob, formats: Sequence[str]) -> str:
     """The key of a figure's files: its stem, draw function, input data and formats, the
     figure code of this package and matplotlib's version (sha256, hex)."""
     h = hashlib.sha256()
-    _feed(h, [job.stem, f"{job.draw.__module__}.{job.draw.__qualname__}", list(formats), version("matplotlib"),
-              RC, DPI])
-    here = Path(__file__).resolve().parent
-    for name in _FIGURE_CODE:
-        h.update(hashlib.sha256((here / name).read_bytes()).digest())
+    _feed(h, [job.stem, f"{job.draw.__module__}.{job.draw.__qualname__}", list(formats), _code_key(), RC, DPI])
     _feed(h, list(job.args))
     return h.hexdigest()
+
+
+@functools.cache
+def _code_key() -> str:
+    """matplotlib's version and the figure code's sha256: the same for every figure of a
+    process (hashed once, not once per figure)."""
+    here = Path(__file__).resolve().parent
+    code = b"".join(hashlib.sha256((here / name).read_bytes()).digest() for name in _FIGURE_CODE)
+    return version("matplotlib") + ":" + hashlib.sha256(code).hexdigest()
 
 
 def _fix_layout(fig: Figure) -> None:

@@ -121,11 +121,6 @@ def _split(text: str, delimiter: str | None) -> list[str]:
     return [f.strip() for f in text.split(delimiter)]
 
 
-def _number(field: str) -> float | None:
-    """A plain finite decimal number, or None: float() would take "1_000", "١٢" and "nan"."""
-    return parse_decimal(field)
-
-
 def _numeric_like(field: str) -> bool:
     """What float() takes ("1_000", "nan"): such a first line is data with a bad number, not a header."""
     try:
@@ -136,7 +131,7 @@ def _numeric_like(field: str) -> bool:
 
 
 def _first_number(fields: list[str]) -> int | None:
-    return next((i for i in range(2, len(fields)) if _number(fields[i]) is not None), None)
+    return next((i for i in range(2, len(fields)) if parse_decimal(fields[i]) is not None), None)
 
 
 def load_similarity(
@@ -190,12 +185,12 @@ def load_similarity(
             why = f" with the score in column {column + 1}"
         elif not fields[0] or not fields[1]:
             why = " (an empty word)"
-        elif _number(fields[column]) is None:
+        elif (score := parse_decimal(fields[column])) is None:  # float() would take "1_000", "١٢", "nan"
             why = f" with a number in column {column + 1}"
         else:
             word1.append(fields[0])
             word2.append(fields[1])
-            scores.append(float(fields[column]))  # checked by _number above
+            scores.append(score)
             lines.append(lineno)
             continue
         raise QualityError(BAD_SIMILARITY_LINE.format(path=path, line=lineno, why=why, text=text))
@@ -242,7 +237,7 @@ def load_analogy(path: str | Path, *, name: str | None = None) -> AnalogyDataset
             a, b, c, d = fields
             questions.append((a, b, c, d))
             sections.append(section)
-        elif len(fields) == 5 and _number(fields[3]) is None:
+        elif len(fields) == 5 and parse_decimal(fields[3]) is None:
             a, b, c, tag, d = fields
             questions.append((a, b, c, d))
             sections.append(section or tag)

@@ -111,8 +111,8 @@ def load_benchmark(spec: str | Path | Dataset) -> Dataset:
     if sep and prefix in KIND_PREFIXES:
         kind, rest = KIND_PREFIXES[prefix], location
     path = Path(rest)
-    if path.exists():  # a FIFO or a device: refused, never read (detect_kind would read it)
-        check_regular_file(path, what="benchmark file", error=QualityError, max_bytes=BENCHMARK_FILE_MAX_BYTES)
+    # a FIFO or a device: refused, never read (detect_kind would read it); a missing path is left to below
+    check_regular_file(path, what="benchmark file", error=QualityError, max_bytes=BENCHMARK_FILE_MAX_BYTES)
     if not path.is_file():
         if kind is not None or any(ch in rest for ch in "/\\."):
             raise QualityError(f"no such benchmark file {path}")

@@ -189,16 +189,13 @@ class Processes(AbstractContextManager["Processes"]):
 
     where = "worker processes"
 
-    def __init__(self, workers: int, *, one_job_each: bool = False):
+    def __init__(self, workers: int):
         self.workers = workers
-        # one_job_each: a fresh process per job, so all a job's memory (torch's) goes back when it ends
-        self.one_job_each = one_job_each
         self._pool: cf.ProcessPoolExecutor | None = None
 
     def __enter__(self) -> Processes:
         self._pool = cf.ProcessPoolExecutor(max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-                                            initializer=_init_worker,
-                                            max_tasks_per_child=1 if self.one_job_each else None)
+                                            initializer=_init_worker)
         return self
 
     def __exit__(self, exc_type: object, *exc: object) -> None:

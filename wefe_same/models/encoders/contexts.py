@@ -28,6 +28,7 @@ gets the same sentences whatever other words are asked for), and kept in file or
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 import tomllib
@@ -37,6 +38,7 @@ from pathlib import Path
 
 from wefe_same.errors import ModelError
 from wefe_same.query.files import _bundled_dir as bundled_dir
+from wefe_same.validation import read_regular_file
 
 Span = tuple[int, int]
 #: (text, the word's character spans in it).
@@ -107,14 +109,9 @@ def load_template_set(value: str) -> tuple[tuple[str, ...], tuple[str, ...], str
             return seat["terms"], seat["names"], "seat"
         return seat[value.split("-")[1]], (), value
     path = Path(value).expanduser()
-    if not path.is_file():
+    if not os.path.lexists(path):
         raise ModelError(f"--templates {value!r}: neither {', '.join(TEMPLATE_SETS)} nor a readable file")
-    if path.stat().st_size > 1 << 20:
-        raise ModelError(f"templates file {path}: larger than 1 MiB; a templates file holds one sentence a line")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ModelError(f"templates file {path}: cannot be read as UTF-8 text ({err})") from None
+    lines = _read_lines(path, "templates file", 1 << 20)
     templates = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
     if not templates:
         raise ModelError(f"templates file {path}: holds no template")
@@ -125,6 +122,16 @@ def load_template_set(value: str) -> tuple[tuple[str, ...], tuple[str, ...], str
         twice = next(t for t in templates if templates.count(t) > 1)
         raise ModelError(f"templates file {path}: template {twice!r} is given twice")
     return tuple(templates), (), path.name
+
+
+def _read_lines(path: Path, what: str, max_bytes: int) -> list[str]:
+    """The lines of a UTF-8 text file that must be a regular file under ``max_bytes``
+    (:func:`~wefe_same.validation.read_regular_file`: a FIFO or /dev/zero never hangs)."""
+    raw = read_regular_file(path, what=what, error=ModelError, max_bytes=max_bytes)
+    try:
+        return raw.decode("utf-8").splitlines()
+    except UnicodeDecodeError as err:
+        raise ModelError(f"{what} {path}: cannot be read as UTF-8 text ({err})") from None
 
 
 def template_options(templates: Sequence[str] | str) -> dict[str, tuple[str, ...] | str | None]:
@@ -149,15 +156,7 @@ def template_options(templates: Sequence[str] | str) -> dict[str, tuple[str, ...
 def read_sentences(path: str | Path) -> list[str]:
     """The sentences of a contexts file (see the module docstring), in file order."""
     p = Path(path)
-    if not p.is_file():
-        raise ModelError(f"contexts file {p}: not a regular file")
-    if p.stat().st_size > MAX_CONTEXTS_BYTES:
-        raise ModelError(f"contexts file {p}: larger than {MAX_CONTEXTS_BYTES >> 20} MiB; keep the sentences "
-                         "that contain the query words")
-    try:
-        lines = p.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as err:
-        raise ModelError(f"contexts file {p}: cannot be read as UTF-8 text ({err})") from None
+    lines = _read_lines(p, "contexts file", MAX_CONTEXTS_BYTES)
     if p.suffix.lower() not in (".jsonl", ".ndjson"):
         return [line.strip() for line in lines if line.strip()]
     out = []

@@ -157,10 +157,11 @@ class _HfBackend:
 
         s = self.settings
         word = s.pooling in WORD_POOLINGS
-        if word and spans is None:
-            spans = [[(0, len(t))] for t in texts]  # the word alone: every character is the word
         batch = self._tokenize(texts, offsets=word)
-        selected = word_tokens(batch.pop("offset_mapping"), spans) if word and spans is not None else None
+        selected = None
+        if word:  # alone (no spans), every character of a text is the word
+            selected = word_tokens(batch.pop("offset_mapping"),
+                                   spans if spans is not None else [[(0, len(t))] for t in texts])
         batch = batch.to(self.device)
         with torch.inference_mode():
             out = self.model(**batch, output_hidden_states=s.layer != -1, return_dict=True)
