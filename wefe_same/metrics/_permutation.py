@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from dataclasses import dataclass
 from typing import Literal
 
@@ -51,6 +52,7 @@ def _split_indicators(n: int, n_x: int, count: int | None, rng: np.random.Genera
 #: Split matrices kept for the next model (bool, 1 byte a cell), at most this many bytes.
 SPLIT_CACHE_BYTES = 64 * 2**20
 _SPLITS: dict[tuple[int, int, int | None, int | None], np.ndarray] = {}
+_LOCK = threading.Lock()
 
 
 def _cached_splits(n: int, n_x: int, count: int | None, random_state: int | np.random.Generator | None) -> np.ndarray:
@@ -72,9 +74,10 @@ def _cached_splits(n: int, n_x: int, count: int | None, random_state: int | np.r
         rng = None if count is None else np.random.default_rng(seed)
         got = _split_indicators(n, n_x, count, rng).astype(bool)
         if got.nbytes <= SPLIT_CACHE_BYTES:
-            while _SPLITS and sum(a.nbytes for a in _SPLITS.values()) + got.nbytes > SPLIT_CACHE_BYTES:
-                del _SPLITS[next(iter(_SPLITS))]  # the oldest first
-            _SPLITS[key] = got
+            with _LOCK:  # Dask runs jobs in threads of one process
+                while _SPLITS and sum(a.nbytes for a in _SPLITS.values()) + got.nbytes > SPLIT_CACHE_BYTES:
+                    del _SPLITS[next(iter(_SPLITS))]  # the oldest first
+                _SPLITS[key] = got
     return got.astype(np.float64)
 
 

@@ -19,6 +19,7 @@ the value is NaN with the reason.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -45,6 +46,8 @@ C = 1.0
 #: the canonical sort before it) is the expensive part. Keyed by the bytes of the vectors,
 #: so the cache can never change a result. :func:`prefit` fills it for many pairs at once.
 _CLASSIFIERS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, float]] = OrderedDict()
+#: Dask runs jobs in threads of one process: the cache is changed under this lock.
+_LOCK = threading.Lock()
 _CACHE_SIZE = 64
 
 
@@ -144,20 +147,25 @@ def _key(A1, A2, n_iterations, train_fraction, random_state) -> tuple:
 
 
 def _store(key: tuple, classifiers: tuple[np.ndarray, np.ndarray, float]) -> None:
-    _CLASSIFIERS[key] = classifiers
-    _CLASSIFIERS.move_to_end(key)
-    if len(_CLASSIFIERS) > _CACHE_SIZE:
-        _CLASSIFIERS.popitem(last=False)
+    with _LOCK:
+        _CLASSIFIERS[key] = classifiers
+        _CLASSIFIERS.move_to_end(key)
+        if len(_CLASSIFIERS) > _CACHE_SIZE:
+            _CLASSIFIERS.popitem(last=False)
 
 
 def _classifiers(A1, A2, n_iterations, train_fraction, random_state):
     if not isinstance(random_state, (int, np.integer)):
         return _train([(A1, A2, n_iterations, train_fraction, random_state)])[0]
     key = _key(A1, A2, n_iterations, train_fraction, random_state)
-    if key not in _CLASSIFIERS:
-        _store(key, _train([(A1, A2, n_iterations, train_fraction, random_state)])[0])
-    _CLASSIFIERS.move_to_end(key)
-    return _CLASSIFIERS[key]
+    with _LOCK:
+        got = _CLASSIFIERS.get(key)
+        if got is not None:
+            _CLASSIFIERS.move_to_end(key)
+    if got is None:  # trained outside the lock; what is returned is this value, whatever others evict
+        got = _train([(A1, A2, n_iterations, train_fraction, random_state)])[0]
+        _store(key, got)
+    return got
 
 
 def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Mapping[str, Any], object]]) -> int:
