@@ -7,25 +7,33 @@ h1{font-size:24px;margin:20px 0 4px}h2{font-size:19px;margin:32px 0 6px;border-b
 h3{font-size:15px;margin:18px 0 4px}nav a{margin-right:12px}p.note{color:#555;margin:4px 0 8px}
 table{border-collapse:collapse;margin:6px 0 12px;font-variant-numeric:tabular-nums}
 th,td{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
-td.n{text-align:right;white-space:nowrap}th{background:#f4f4f4}table.sortable th{cursor:pointer;user-select:none}
-table.sortable th:after{content:" \\2195";color:#aaa}table.sortable th[aria-sort=ascending]:after{content:" \\25B2"}
-table.sortable th[aria-sort=descending]:after{content:" \\25BC"}.scroll{overflow-x:auto;max-width:100%}
+td.n{text-align:right;white-space:nowrap}th{background:#f4f4f4;padding:0}
+th button.sort{font:inherit;font-weight:bold;background:none;border:0;padding:3px 7px;width:100%;text-align:left;
+cursor:pointer;color:inherit}th button.sort:focus-visible{outline:2px solid #1a5fb4;outline-offset:-2px}
+th button.sort:after{content:" \\2195";color:#aaa}th[aria-sort=ascending] button.sort:after{content:" \\25B2"}
+th[aria-sort=descending] button.sort:after{content:" \\25BC"}div.filter{margin:6px 0 0}
+div.filter input{font:inherit;padding:2px 6px;width:16em}div.filter output{color:#666;margin-left:6px}
+.scroll{overflow-x:auto;max-width:100%}
 svg.chart{max-width:100%;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
 svg.chart g:hover rect{stroke:#000;stroke-width:1.5}span.w{display:inline-block;margin:0 8px 2px 0}
 span.w small{color:#666}pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
 .js-error{background:#fdd;padding:8px;border:1px solid #c00}details>summary{cursor:pointer}
 """
 
-# Sorting a table on a header click takes a few lines of plain DOM code: no library is
-# needed. It ends by marking the page ready (the browser test reads that mark) and writes
-# any error into the page instead of failing silently.
+# Sorting and filtering a table take a few lines of plain DOM code: no library is needed.
+# ``key`` and ``compare`` are the whole sort order (numbers as numbers, before text;
+# missing values last in either direction); ``tests/output/test_report_sorting.py`` runs
+# them in Chromium on a page that sorts on load. The script ends by marking the page
+# ready (the browser test reads that mark) and writes any error into the page instead of
+# failing silently.
 SCRIPT = """
 (function () {
   function key(row, col) {
     var cell = row.cells[col];
+    if (!cell) { return ""; }
     var v = cell.hasAttribute("data-v") ? cell.getAttribute("data-v") : cell.textContent.trim();
     var n = v === "" ? NaN : Number(v);
-    return isNaN(n) ? v : n;
+    return isNaN(n) ? v.toLowerCase() : n;
   }
   function empty(v) { return v === "" || (typeof v === "number" && isNaN(v)); }
   function compare(a, b) {
@@ -34,27 +42,43 @@ SCRIPT = """
     if (typeof a === typeof b) { return a < b ? -1 : (a > b ? 1 : 0); }
     return typeof a === "number" ? -1 : 1;
   }
+  function sortable(table) {
+    var heads = table.tHead.rows[0].cells, body = table.tBodies[0];
+    Array.prototype.forEach.call(heads, function (th, col) {
+      var button = th.querySelector("button.sort");
+      if (!button) { return; }
+      button.addEventListener("click", function () {  // a button: Enter and Space press it too
+        var up = th.getAttribute("aria-sort") !== "ascending";
+        Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
+        th.setAttribute("aria-sort", up ? "ascending" : "descending");
+        var rows = Array.prototype.slice.call(body.rows).map(function (r, i) { return [key(r, col), i, r]; });
+        rows.sort(function (a, b) {
+          var c = compare(a[0], b[0]);
+          if (!up && !empty(a[0]) && !empty(b[0])) { c = -c; }  // missing values stay last
+          return c || a[1] - b[1];  // stable: ties keep their order
+        });
+        rows.forEach(function (r) { body.appendChild(r[2]); });
+      });
+    });
+  }
+  function filterable(box, table) {
+    var input = box.querySelector("input"), shown = box.querySelector("output"), body = table.tBodies[0];
+    input.addEventListener("input", function () {
+      var words = input.value.toLowerCase().split(/\\s+/).filter(Boolean), kept = 0;
+      Array.prototype.forEach.call(body.rows, function (r) {
+        var text = r.textContent.toLowerCase();
+        var keep = words.every(function (w) { return text.indexOf(w) >= 0; });
+        r.hidden = !keep;
+        kept += keep ? 1 : 0;
+      });
+      shown.textContent = words.length ? kept + " of " + body.rows.length + " rows" : "";
+    });
+  }
   try {
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
-      var heads = table.tHead.rows[0].cells;
-      Array.prototype.forEach.call(heads, function (th, col) {
-        th.tabIndex = 0;
-        function sort() {
-          var up = th.getAttribute("aria-sort") !== "ascending";
-          Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
-          th.setAttribute("aria-sort", up ? "ascending" : "descending");
-          var body = table.tBodies[0], rows = Array.prototype.slice.call(body.rows);
-          rows.sort(function (a, b) {
-            var ka = key(a, col), kb = key(b, col), c = compare(ka, kb);
-            return up || empty(ka) || empty(kb) ? c : -c;  // missing values stay last
-          });
-          rows.forEach(function (r) { body.appendChild(r); });
-        }
-        th.addEventListener("click", sort);
-        th.addEventListener("keydown", function (e) {
-          if (e.key === "Enter" || e.key === " ") { e.preventDefault(); sort(); }
-        });
-      });
+      sortable(table);
+      var box = table.parentNode.previousElementSibling;
+      if (box && box.className === "filter") { filterable(box, table); }
     });
     document.body.setAttribute("data-ready", "1");
   } catch (err) {

@@ -2,7 +2,7 @@
 
 Everything is inline (style, a small script, SVG figures drawn by :mod:`.report_svg`), so
 the page opens from disk with no network. In order: the overall ranking with the rank
-intervals when the run has them, per-metric rankings (sortable tables), the correlation
+intervals when the run has them, per-metric rankings (tables that sort and filter), the correlation
 heatmap (p-values on hover), the score heatmaps (values on hover), the most-biased words
 per model and subquery, coverage, warnings and the manifest. Every name that comes from the
 user (models, sets, words) is escaped.
@@ -77,14 +77,21 @@ def _rank(value: float, title: str | None = None) -> str:
 
 
 def _table(headers: list[str], rows: list[list[str]], *, titles: Mapping[str, str] | None = None,
-           sortable: bool = True) -> str:
-    """A table of pre-rendered ``<td>`` rows; headers escaped, optional header tooltips."""
+           label: str | None = None) -> str:
+    """A table of pre-rendered ``<td>`` rows that sorts and filters: every header is a
+    button (click or Enter/Space sorts by it, numbers as numbers, a second press reverses)
+    and a search box above keeps the rows that contain every word typed. The controls are
+    in the page itself (so a reader without script still sees them and the tests can count
+    them); the inline script wires them. ``label`` names the table for screen readers."""
     titles = titles or {}
-    head = "".join(f'<th title="{escape(titles[h])}">{escape(h)}</th>' if h in titles else f"<th>{escape(h)}</th>"
-                   for h in headers)
+    name = label or headers[0]
+    head = "".join((f'<th title="{escape(titles[h])}">' if h in titles else "<th>")
+                   + f'<button type="button" class="sort">{escape(h)}</button></th>' for h in headers)
     body = "".join(f"<tr>{''.join(r)}</tr>" for r in rows)
-    cls = ' class="sortable"' if sortable else ""
-    return f'<div class="scroll"><table{cls}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+    box = (f'<div class="filter"><input type="search" placeholder="Filter rows" '
+           f'aria-label="Filter the rows of the table: {escape(name)}"> <output></output></div>')
+    return (f'{box}<div class="scroll"><table class="sortable" aria-label="{escape(name)}"><thead><tr>{head}</tr>'
+            f"</thead><tbody>{body}</tbody></table></div>")
 
 
 def _note(text: str) -> str:
@@ -127,7 +134,7 @@ def _overall(data: ReportData) -> str:
         parts.append(_note("Overall rank: the mean over metrics of each model's aggregate rescaled to [0, 1] "
                            "(0 = least biased of the run); the Borda count (sum of ranks, Badilla et al. 2020) "
                            "and the median rank beside it. 1 = least biased."))
-        parts.append(_table(["model"] + [names[c] for c in cols], rows))
+        parts.append(_table(["model"] + [names[c] for c in cols], rows, label="Overall ranking"))
     elif metrics:
         parts.append(_note(f"One metric: the overall ranking is the {metrics[0]} ranking below."))
     parts.append(_rank_matrix(data))
@@ -184,7 +191,7 @@ def _rankings(data: ReportData) -> str:
     titles = _metric_orders(data)
     head = ["model"] + (["overall"] if overall else []) + cols
     parts = [_note("Rank of every model under each metric (1 = least biased; click a header to sort, hover a "
-                   "rank for the aggregate value)."), _table(head, rows, titles=titles)]
+                   "rank for the aggregate value)."), _table(head, rows, titles=titles, label="Per-metric rankings")]
     value_rows = []
     for model in order:
         cells = [_td(model, sort=model)]
@@ -196,7 +203,7 @@ def _rankings(data: ReportData) -> str:
     parts.append("<h3>Aggregates</h3>")
     parts.append(_note("Each metric's aggregate over its subqueries (the value it ranks by)"
                        + (", with the 95 % bootstrap interval." if ci else ".")))
-    parts.append(_table(["model", *cols], value_rows, titles=titles))
+    parts.append(_table(["model", *cols], value_rows, titles=titles, label="Aggregates"))
     return "".join(parts)
 
 
@@ -280,7 +287,7 @@ def _debias(data: ReportData) -> str:
             rows.append(cells)
         summary = (f"{variant} vs {base}: {int(counts.get('reduced', 0))} of {len(group)} metrics say reduced, "
                    f"{int(counts.get('increased', 0))} increased")
-        parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows)}")
+        parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows, label=summary)}")
     return "".join(parts)
 
 
@@ -312,8 +319,8 @@ def _words(data: ReportData) -> str:
             t = top[(model, sq)]
             rows.append([_td(str(sq)), f"<td>{_chips(zip(t['word'], t['value']))}</td>"])
         opened = " open" if n == 0 else ""
-        parts.append(f"<details{opened}><summary>{escape(model)}</summary>"
-                     f"{_table(['subquery', 'most-biased words'], rows, sortable=False)}</details>")
+        table = _table(["subquery", "most-biased words"], rows, label=f"Most-biased words: {model}")
+        parts.append(f"<details{opened}><summary>{escape(model)}</summary>{table}</details>")
     return "".join(parts)
 
 
@@ -345,7 +352,7 @@ def _coverage(data: ReportData) -> str:
                      *[_rank(int(c[s])) for s in statuses], f'<td data-v="{len(missing)}">{listing}</td>'])
     head = ["model", "words looked up", "found", "share found", *statuses, "not found (words)"]
     return (_note("Words of the run's sets looked up in each model; found = " + ", ".join(FOUND) + ".")
-            + _table(head, rows))
+            + _table(head, rows, label="Coverage"))
 
 
 def _measurement(data: ReportData) -> str:
@@ -363,7 +370,7 @@ def _measurement(data: ReportData) -> str:
                  "under all. Per metric and pair of settings: Spearman's rho between the two rankings of the "
                  "models, how many change rank and the largest shift (measurement_sensitivity.csv).")
     return lead + _table(["metric", "setting A", "setting B", "models", "rho", "models changing rank",
-                          "largest shift"], rows)
+                          "largest shift"], rows, label="Measurement sensitivity")
 
 
 def _warnings(data: ReportData) -> str:
@@ -372,21 +379,21 @@ def _warnings(data: ReportData) -> str:
     table = ("<h3>Skipped models</h3>" + _note("Models left out of this run because they cannot be used "
                                                 "(skip_unloadable).")
              + _table(["model spec", "reason"], [[_td(str(m.get("spec"))), _td(str(m.get("reason")))]
-                                                  for m in skipped])) if skipped else ""
+                                                  for m in skipped], label="Skipped models")) if skipped else ""
     if not said:
         return _note("None.") + table
     return "<ul>" + "".join(f"<li>{escape(w)}</li>" for w in said) + "</ul>" + table
 
 
-def _kv(mapping: Mapping[str, Any]) -> str:
+def _kv(mapping: Mapping[str, Any], label: str) -> str:
     rows = [[_td(str(k)), _td(v if isinstance(v, str) else json.dumps(v, default=str))] for k, v in mapping.items()]
-    return _table(["name", "value"], rows, sortable=False)
+    return _table(["name", "value"], rows, label=label)
 
 
 def _manifest(data: ReportData) -> str:
     man = _shown_manifest(data.manifest)
     parts = ["<h3>Versions</h3>", _kv({"wefe_same": man["wefe_same"], "python": man.get("python", "?"),
-                                       **man.get("versions", {})})]
+                                       **man.get("versions", {})}, "Versions")]
     models = [m for m in man.get("models", []) if isinstance(m, dict)]
     if models:
         main = ["name", "kind", "dim", "words_found", "words_requested"]
@@ -395,18 +402,19 @@ def _manifest(data: ReportData) -> str:
                 + [_td("; ".join(f"{k}={v}" for k, v in sorted(m.items())
                                  if k not in main and k != "fingerprint_sha256"))] for m in models]
         parts += ["<h3>Models</h3>", _note("Each model's identity (hover the fingerprint for all of it)."),
-                  _table([*main, "fingerprint", "identity and settings"], rows)]
+                  _table([*main, "fingerprint", "identity and settings"], rows, label="Models")]
     metrics = [m for m in man.get("metrics", []) if isinstance(m, dict)]
     if metrics:
         rows = [[_td(str(m.get("name"))), _td(str(m.get("template", ""))), _td(str(m.get("order", ""))),
                  _td(", ".join(f"{k}={v}" for k, v in dict(m.get("options", {})).items()))] for m in metrics]
-        parts += ["<h3>Metrics</h3>", _table(["metric", "template", "order", "options"], rows, sortable=False)]
+        parts += ["<h3>Metrics</h3>", _table(["metric", "template", "order", "options"], rows, label="Metrics")]
     settings = {"seed": man.get("seed"), **man.get("settings", {})}
-    parts += ["<h3>Options</h3>", _kv(settings)]
+    parts += ["<h3>Options</h3>", _kv(settings, "Options")]
     queries = [q for q in man.get("queries", []) if isinstance(q, dict)]
     if queries:
         keys = list(dict.fromkeys(k for q in queries for k in q))
-        parts += ["<h3>Query sets</h3>", _table(keys, [[_td(str(q.get(k, ""))) for k in keys] for q in queries])]
+        rows = [[_td(str(q.get(k, ""))) for k in keys] for q in queries]
+        parts += ["<h3>Query sets</h3>", _table(keys, rows, label="Query sets")]
     text = json.dumps(man, indent=2, sort_keys=True, default=str)
     parts.append(f"<details><summary>manifest.json (without the file inventory)</summary><pre>{escape(text)}</pre>"
                  "</details>")
