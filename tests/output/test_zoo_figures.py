@@ -62,3 +62,55 @@ def test_accumulated_rankings_of_100_models_have_no_overlapping_labels():
     fig, _ = draw_accumulated(rankings)
     assert overlapping_labels(fig) == []
     assert fig.get_figheight() >= 0.15 * N  # the figure grows with the number of models
+
+
+@pytest.fixture(scope="module")
+def zoo_result():
+    """A real run of 40 small random models with bootstrap intervals (a few seconds)."""
+    from conftest import random_source
+
+    from wefe_same import Query, WordSet, rank
+
+    q = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
+              [WordSet("career", ["doctor", "engineer", "good"]), WordSet("care", ["nurse", "teacher", "sad"])])
+    sources = [random_source(f"zoo-{i:02d}", seed=i) for i in range(40)]
+    return rank(sources, [q], bootstrap=10, progress=False)
+
+
+def test_a_zoo_gets_one_figure_per_metric_never_one_per_model(zoo_result):
+    from wefe_same.output.figure_jobs import WORD_FIGURES_MAX, figure_jobs, overall_ranks
+
+    assert len(zoo_result.rankings) > WORD_FIGURES_MAX
+    jobs, _ = figure_jobs(zoo_result, "all")
+    stems = [job.stem for job in jobs]
+    assert not [s for s in stems if "zoo-" in s]  # no file named after a model
+    assert stems.count("most_biased_words") == 1
+    assert len(stems) <= len(zoo_result.scores) + 5  # per metric, plus the summary figures
+    # Every score heatmap lists the models by their overall rank (the same rows in each).
+    overall = overall_ranks(zoo_result)
+    agg = zoo_result.aggregation.set_index("model")["mean_rank"]
+    assert overall is not None and overall.to_dict() == agg.astype(float).to_dict()
+    for job in jobs:
+        if job.stem.startswith("scores_"):
+            assert job.args[2].to_dict() == overall.to_dict()
+            fig, _ = job.draw(*job.args)
+            shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+            assert shown == list(agg.sort_values(kind="stable").index)
+            break
+    else:
+        raise AssertionError("no score heatmap")
+
+
+@pytest.mark.parametrize("stem", ["most_biased_words", "rank_stability", "accumulated_rankings"])
+def test_the_zoo_figures_grow_with_the_models_and_no_labels_overlap(zoo_result, stem):
+    from wefe_same.output.figure_jobs import figure_jobs
+
+    job = next(j for j in figure_jobs(zoo_result, "all")[0] if j.stem == stem)
+    fig, notes = job.draw(*job.args)
+    assert fig.get_figheight() >= 0.15 * len(zoo_result.rankings)
+    assert overlapping_labels(fig) == []
+    shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    # every model, one row each (a model with a missing rank says so after its name)
+    assert sorted(s.split(" (")[0] for s in shown) == sorted(zoo_result.rankings.index)
+    if stem == "rank_stability":  # one panel per metric instead of a 40-entry legend
+        assert len(fig.axes) == len(zoo_result.metric_names) and fig.axes[0].get_legend() is None

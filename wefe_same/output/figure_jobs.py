@@ -9,6 +9,13 @@ run: the correlation heatmap, the accumulated rankings (Badilla et al. 2020, Fig
 and, when computed, the rank stability and robustness figures and, when the run holds a
 model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
 heatmap per metric (models × subqueries) and one "most biased words" figure per model.
+
+Many models (issue 21: legible at 100): figures grow with the number of models (thinner
+rows beyond :data:`~.figures.MANY_ROWS`), list the models by their overall rank, and the
+per-model figures become one: beyond :data:`WORD_FIGURES_MAX` models the "most biased
+words" are one heatmap of every model (``most_biased_words.png``), and beyond
+:data:`STABILITY_LEGEND_MAX` the rank stability is one panel per metric instead of one
+legend entry per model.
 """
 
 from __future__ import annotations
@@ -29,6 +36,10 @@ if TYPE_CHECKING:
 
 #: Which per-word scores the "most biased words" figures show, in order of preference.
 WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
+#: Up to this many models, one "most biased words" figure per model; beyond, one for all.
+WORD_FIGURES_MAX = 12
+#: Up to this many models, the rank stability figure tells models apart by colour.
+STABILITY_LEGEND_MAX = 12
 
 
 def _figure(size: tuple[float, float]) -> Figure:
@@ -63,7 +74,7 @@ def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> t
 def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     if rankings.empty:
         return None, [(None, "no rankings", "left out")]
-    fig = _figure((9, 1.2 + 0.5 * len(rankings)))
+    fig = _figure((9, 1.2 + plots.row_height(len(rankings)) * len(rankings)))
     plots.accumulated_rankings(rankings, ax=fig.subplots())
     notes: list[Note] = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
              for m, cols in plots.missing_ranks(rankings).items()]
@@ -71,16 +82,19 @@ def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]
 
 
 def draw_scores(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None = None) -> tuple[Figure | None, list[Note]]:
-    """One figure per metric; models in the order of their rank under it (unranked last),
-    so a 100-model heatmap reads from least to most biased."""
+    """One figure per metric; models in the order of ``ranks`` (their overall rank, see
+    :func:`overall_ranks`; unranked last), so a 100-model heatmap reads from least to most
+    biased and its rows line up with every other metric's."""
     if matrix.shape[1] == 0:
         return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
     if ranks is not None:
         order = pd.to_numeric(ranks.reindex(matrix.index), errors="coerce").sort_values(kind="stable",
                                                                                            na_position="last")
         matrix = matrix.loc[order.index]
-    fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + 0.45 * matrix.shape[0]))
-    plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+    fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + plots.row_height(len(matrix)) * len(matrix)))
+    ax = plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+    if ranks is not None:
+        ax.set_ylabel("models, least biased first")
     return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
 
 
@@ -92,9 +106,24 @@ def draw_words(rows: pd.DataFrame, model: str, metric: str, component: str) -> t
     return fig, []
 
 
-def draw_stability(stability: pd.DataFrame, n_metrics: int) -> tuple[Figure | None, list[Note]]:
-    fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
-    plots.rank_stability(stability, ax=fig.subplots())
+def draw_words_grid(rows: pd.DataFrame, models: list[str], metric: str,
+                    component: str) -> tuple[Figure | None, list[Note]]:
+    """The "most biased words" of many models in one heatmap (models in overall order)."""
+    fig = _figure((4 + 0.22 * 30, 2.5 + plots.row_height(len(models)) * len(models)))
+    plots.most_biased_words_grid(rows, models, metric=metric, component=component, ax=fig.subplots())
+    return fig, [(m, f"no per-word {metric} values", "shown as missing")
+                 for m in _models_without_values(rows["value"], rows["model"]) if m in models]
+
+
+def draw_stability(stability: pd.DataFrame, n_metrics: int,
+                   order: list[str] | None = None) -> tuple[Figure | None, list[Note]]:
+    """Few models: one colour per model; many (``order`` given): one panel per metric."""
+    if order is not None:
+        fig = _figure((2.5 + 1.3 * n_metrics, 1.5 + plots.row_height(len(order)) * len(order)))
+        plots.rank_intervals_by_metric(stability, order, fig=fig)
+    else:
+        fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
+        plots.rank_stability(stability, ax=fig.subplots())
     return fig, [(m, "no ranks", "shown as missing")
                  for m in _models_without_values(stability["rank"], stability["model"])]
 
@@ -133,15 +162,33 @@ def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
 FIGURE_SETS = ("paper", "all")
 
 
+def overall_ranks(result: ResultTables) -> pd.Series | None:
+    """Each model's overall rank (``aggregation``'s ``mean_rank``), None without one."""
+    agg = result.extra.get("aggregation")
+    if agg is None or not {"model", "mean_rank"} <= set(agg.columns):
+        return None
+    return pd.Series(pd.to_numeric(agg["mean_rank"], errors="coerce").to_numpy(), index=agg["model"].astype(str))
+
+
+def _in_order(models: pd.Index, ranks: pd.Series | None) -> list[str]:
+    names = [str(m) for m in models]
+    if ranks is None:
+        return names
+    return list(pd.to_numeric(ranks.reindex(names), errors="coerce").sort_values(
+        kind="stable", na_position="last").index)
+
+
 def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[FigureJob], list[Note]]:
     """The figures of the results folder (``figures``: one of :data:`FIGURE_SETS`) as
     jobs, each with only the data it draws."""
     jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ()))),
             FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
     every = figures == "all"
+    overall = overall_ranks(result)
     if every:
         jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores,
-                           (matrix, metric, result.rankings[metric] if metric in result.rankings else None),
+                           (matrix, metric, overall if overall is not None
+                            else result.rankings[metric] if metric in result.rankings else None),
                            cost=1 + matrix.size / 100)
                  for metric, matrix in result.scores.items()]
     notes: list[Note] = []
@@ -153,14 +200,22 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
             metric, component = chosen
             wb = result.word_bias
             wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
-            by_model = dict(tuple(wb.groupby("model", sort=False)))
-            stems = unique_stems(str(m) for m in result.rankings.index)
-            for model in result.rankings.index:
-                rows = by_model.get(model, wb.iloc[:0])
-                jobs.append(FigureJob(f"most_biased_words_{stems[str(model)]}", draw_words,
-                                      (rows, str(model), metric, component), cost=0.3))
+            if len(result.rankings) > WORD_FIGURES_MAX:  # one figure for all, not one per model
+                order = _in_order(result.rankings.index, overall)
+                jobs.append(FigureJob("most_biased_words", draw_words_grid, (wb, order, metric, component),
+                                      cost=1 + len(order) / 10))
+            else:
+                by_model = dict(tuple(wb.groupby("model", sort=False)))
+                stems = unique_stems(str(m) for m in result.rankings.index)
+                for model in result.rankings.index:
+                    rows = by_model.get(model, wb.iloc[:0])
+                    jobs.append(FigureJob(f"most_biased_words_{stems[str(model)]}", draw_words,
+                                          (rows, str(model), metric, component), cost=0.3))
     if result.rank_stability is not None:
-        jobs.append(FigureJob("rank_stability", draw_stability, (result.rank_stability, len(result.metric_names))))
+        many = len(result.rankings) > STABILITY_LEGEND_MAX
+        jobs.append(FigureJob("rank_stability", draw_stability,
+                              (result.rank_stability, len(result.metric_names),
+                               _in_order(result.rankings.index, overall) if many else None)))
     effect = result.extra.get("debias_effect")
     if effect is not None and len(effect):
         jobs.append(FigureJob("debias_effect", draw_debias_effect, (effect,)))

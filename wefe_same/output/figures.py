@@ -10,6 +10,7 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 
 def as_floats(frame: pd.DataFrame) -> pd.DataFrame:
@@ -84,7 +85,7 @@ def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, titl
     total = ranks.sum(axis=1, min_count=0)
     order = pd.DataFrame({"missing": n_missing, "total": total}).sort_values(
         ["missing", "total"], kind="stable").index
-    ax = _axes(ax, (8, 1.0 + 0.5 * len(order)))
+    ax = _axes(ax, (8, 1.0 + row_height(len(order)) * len(order)))
     colours = mpl.colormaps["tab20"](np.linspace(0, 1, max(len(ranks.columns), 2)))
     left = np.zeros(len(order))
     for colour, column in zip(colours, ranks.columns):
@@ -101,12 +102,27 @@ def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, titl
             ax.text(left[row] + width / 2, row, "?", ha="center", va="center", fontsize=8, color="grey")
     labels = [str(m) if not k else f"{m} (no ranks)" if k == len(ranks.columns) else f"{m} ({k} missing)"
               for m, k in zip(order, gaps)]
-    ax.set_yticks(range(len(order)), labels=labels)
-    ax.invert_yaxis()
+    ax.set_yticks(range(len(order)), labels=labels, fontsize=label_size(len(order)))
+    ax.set_ylim(len(order) - 0.5, -0.5)  # first row on top, no empty rows above or below
     ax.set_xlabel("sum of ranks (shorter = less biased overall)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7, frameon=False)
     ax.set_title(title or "Accumulated rankings")
     return ax
+
+
+#: Above this many rows (models) a figure gets thinner rows and smaller labels.
+MANY_ROWS = 30
+
+
+def row_height(n: int) -> float:
+    """Inches per model row: roomy for a few models, 0.2 in (a 7 pt label and its gap)
+    for many, so a 100-model figure is about 20 in tall and no two labels touch."""
+    return 0.45 if n <= MANY_ROWS else 0.2
+
+
+def label_size(n: int) -> float:
+    """Font size (pt) of the model labels of a figure with ``n`` rows."""
+    return 10.0 if n <= MANY_ROWS else 7.0
 
 
 def _shorten(label: str, width: int = 48) -> str:
@@ -123,7 +139,7 @@ def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | 
     zero is white; scores of one sign keep a sequential map (``viridis``). ``cmap``
     overrides either.
     """
-    ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + 0.45 * len(scores.index)))
+    ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + row_height(len(scores.index)) * len(scores.index)))
     values = as_floats(scores).to_numpy()
     empty = np.isnan(values).all(axis=1)
     finite = values[np.isfinite(values)]
@@ -135,7 +151,8 @@ def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | 
     ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
                   rotation=90, fontsize=5)
     ax.set_yticks(range(len(scores.index)),
-                  labels=[f"{m} (no values)" if e else str(m) for m, e in zip(scores.index, empty)])
+                  labels=[f"{m} (no values)" if e else str(m) for m, e in zip(scores.index, empty)],
+                  fontsize=label_size(len(scores.index)))
     ax.set_title(title or "Scores")
     return ax
 
@@ -167,6 +184,51 @@ def most_biased_words(word_bias: pd.DataFrame, model: str, *, metric: str = "SAM
     ax.set_xlabel(f"mean |{metric} {component}| over subqueries")
     ax.set_title(f"Most biased words: {model}")
     return ax
+
+
+def most_biased_words_grid(word_bias: pd.DataFrame, models: Sequence[str], *, metric: str = "SAME",
+                           component: str = "b", n: int = 30, ax: Axes | None = None) -> Axes:
+    """The words of many models in one heatmap: models (rows, in the order given) × the
+    ``n`` words with the largest mean |value| over all of them (columns, largest first);
+    a cell is the word's mean |value| over the model's subqueries, blank where the model
+    has no value for it. Used instead of one figure per model when a run has many."""
+    rows = word_bias[(word_bias["metric"] == metric) & (word_bias["component"] == component)]
+    size = pd.to_numeric(rows["value"], errors="coerce").abs()
+    grid = size.groupby([rows["model"].astype(str), rows["word"]]).mean().unstack("word")
+    grid = grid.reindex(index=[str(m) for m in models])
+    words = grid.mean(axis=0).dropna().nlargest(n).index
+    values = grid.reindex(columns=words).to_numpy(float)
+    ax = _axes(ax, (3 + 0.22 * len(words), 2 + row_height(len(models)) * len(models)))
+    image = ax.imshow(np.ma.masked_invalid(values), cmap="Reds", aspect="auto", vmin=0)
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label=f"mean |{metric} {component}| over subqueries")
+    ax.set_xticks(range(len(words)), labels=list(words), rotation=90, fontsize=7)
+    ax.set_yticks(range(len(models)), labels=[str(m) for m in models], fontsize=label_size(len(models)))
+    if not len(words):
+        ax.text(0.5, 0.5, f"no per-word {metric} values", ha="center", va="center", transform=ax.transAxes)
+    ax.set_title(f"Most biased words over all models ({metric} {component})")
+    return ax
+
+
+def rank_intervals_by_metric(stability: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> list[Axes]:
+    """Rank stability for many models: one panel per metric (columns of ``fig``), the
+    models as rows in the order given, each rank a dot with its bootstrap 95 % interval as
+    a line. A legend of one colour per model cannot be read beyond a dozen models."""
+    metrics = list(dict.fromkeys(stability["metric"]))
+    axes = list(np.atleast_1d(fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]))
+    y = np.arange(len(models))
+    for ax, metric in zip(axes, metrics):
+        part = stability[stability["metric"] == metric].drop_duplicates("model").set_index("model")
+        numbers = as_floats(part[["rank", "rank_ci_low", "rank_ci_high"]]).reindex([str(m) for m in models])
+        ax.hlines(y, numbers["rank_ci_low"], numbers["rank_ci_high"], color="tab:blue", linewidth=1)
+        ax.plot(numbers["rank"], y, "o", color="tab:blue", markersize=2.5)
+        ax.set_title(metric, fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", linewidth=0.3)
+    axes[0].set_yticks(y, labels=[str(m) for m in models], fontsize=label_size(len(models)))
+    axes[0].set_ylim(len(models) - 0.5, -0.5)
+    fig.supxlabel("rank (1 = least biased) with its bootstrap 95 % interval", fontsize=8)
+    fig.suptitle("Rank stability", fontsize=10)
+    return axes
 
 
 def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
