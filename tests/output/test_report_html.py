@@ -132,7 +132,7 @@ def test_every_table_has_a_filter_box_and_sort_buttons(run):
     for head, table in zip(before, tables):
         box = head[head.rindex('<div class="filter">'):]
         assert '<input type="search"' in box and 'aria-label="Filter the rows of the table: ' in box
-        assert box.endswith('<div class="scroll">'), box[-200:]  # nothing between the box and its table
+        assert box.endswith('<div class="scroll rows">'), box[-200:]  # nothing between the box and its table
         header = table[:table.index("</thead>")]
         cells = header.count("<th>") + header.count("<th ")
         assert cells >= 2 and header.count('<button type="button" class="sort">') == cells, header

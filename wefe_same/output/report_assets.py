@@ -13,6 +13,7 @@ cursor:pointer;color:inherit}th button.sort:focus-visible{outline:2px solid #1a5
 th button.sort:after{content:" \\2195";color:#aaa}th[aria-sort=ascending] button.sort:after{content:" \\25B2"}
 th[aria-sort=descending] button.sort:after{content:" \\25BC"}div.filter{margin:6px 0 0}
 div.filter input{font:inherit;padding:2px 6px;width:16em}div.filter output{color:#666;margin-left:6px}
+div.rows{max-height:80vh;overflow:auto}div.rows thead th{position:sticky;top:0;z-index:1}
 .scroll{overflow-x:auto;max-width:100%}
 svg.chart{max-width:100%;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
 svg.chart g:hover rect{stroke:#000;stroke-width:1.5}span.w{display:inline-block;margin:0 8px 2px 0}

@@ -90,7 +90,8 @@ def _table(headers: list[str], rows: list[list[str]], *, titles: Mapping[str, st
     body = "".join(f"<tr>{''.join(r)}</tr>" for r in rows)
     box = (f'<div class="filter"><input type="search" placeholder="Filter rows" '
            f'aria-label="Filter the rows of the table: {escape(name)}"> <output></output></div>')
-    return (f'{box}<div class="scroll"><table class="sortable" aria-label="{escape(name)}"><thead><tr>{head}</tr>'
+    # A long table scrolls inside its box (80 % of the window) under a header that stays put.
+    return (f'{box}<div class="scroll rows"><table class="sortable" aria-label="{escape(name)}"><thead><tr>{head}</tr>'
             f"</thead><tbody>{body}</tbody></table></div>")
 
 
