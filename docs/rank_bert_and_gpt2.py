@@ -20,8 +20,8 @@ The GPT-2 takes its default pooling for decoders, ``last`` (the last token of ea
 template, padding handled), MiniLM the mean of its tokens; GloVe (a static model, from the
 catalog) is a third point of comparison, so that the correlations between the metrics'
 rankings are defined. The queries are Caliskan et al.'s WEAT 1-10 (364 words), so with
-SEAT's templates this is SEAT (May et al. 2019) on three models. Under a minute on two
-cores.
+SEAT's templates this is SEAT (May et al. 2019) on three models. About 30 s of CPU time
+(under a minute on two idle cores; a second run reads the encoders' vectors from the cache).
 """
 
 from __future__ import annotations
