@@ -75,7 +75,27 @@ SCRIPT = """
       shown.textContent = words.length ? kept + " of " + body.rows.length + " rows" : "";
     });
   }
+  // A large heatmap comes as one data-cells attribute (report_svg.value_heatmap): its cells
+  // and tooltips are drawn here, the same <g><rect/><title/></g> as a small one's.
+  function drawCells(svg) {
+    var d = JSON.parse(svg.getAttribute("data-cells")), ns = "http://www.w3.org/2000/svg";
+    var n = d.cols.length, values = d.values.split("|"), frag = document.createDocumentFragment();
+    var k, g, rect, title, i, j;
+    for (k = 0; k < values.length; k++) {
+      i = Math.floor(k / n); j = k % n;
+      g = document.createElementNS(ns, "g");
+      rect = document.createElementNS(ns, "rect");
+      rect.setAttribute("x", (d.x + d.w * j).toFixed(1)); rect.setAttribute("y", (d.y + d.h * i).toFixed(1));
+      rect.setAttribute("width", d.w); rect.setAttribute("height", d.h);
+      rect.setAttribute("fill", "#" + d.fills.substr(6 * k, 6));
+      title = document.createElementNS(ns, "title");
+      title.textContent = d.rows[i] + "\\n" + d.cols[j] + "\\n" + d.name + " = " + values[k];
+      g.appendChild(rect); g.appendChild(title); frag.appendChild(g);
+    }
+    svg.appendChild(frag);
+  }
   try {
+    Array.prototype.forEach.call(document.querySelectorAll("svg[data-cells]"), drawCells);
     Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), function (table) {
       sortable(table);
       var box = table.parentNode.previousElementSibling;

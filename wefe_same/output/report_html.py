@@ -28,7 +28,7 @@ from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
-from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap
+from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.tables import ResultTables
 from wefe_same.scoring.vectors import FOUND
 from wefe_same.versions import package_version
@@ -251,10 +251,8 @@ def _scores(data: ReportData) -> str:
         models = [m for m in _overall_order(data) if m in matrix.index] or list(matrix.index)
         m = matrix.reindex(models)
         values = m.to_numpy(float)
-        tips = [[f"{model}\n{sq}\n{metric} = {fmt(values[i, j], 4)}" for j, sq in enumerate(m.columns)]
-                for i, model in enumerate(models)]
-        svg = heatmap(values, models, list(m.columns), tips, label=f"{metric} scores", grad_id=f"grad-s{k}",
-                      legend=metric)
+        svg = value_heatmap(values, models, [str(c) for c in m.columns], metric, label=f"{metric} scores",
+                            grad_id=f"grad-s{k}", legend=metric)
         order = _metric_orders(data).get(metric, metric)
         parts.append(f"<details open><summary><h3 style=\"display:inline\">{escape(metric)}</h3> "
                      f"<small>{escape(order)}</small></summary>{_fig(svg)}</details>")
