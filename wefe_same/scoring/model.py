@@ -14,7 +14,7 @@ import re
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
@@ -121,53 +121,88 @@ def unaligned_reason(sets: Sequence[WordSet]) -> str | None:
     return None
 
 
+class WordVectors:
+    """One model's word lists, each split into (found, missing) and gathered once.
+
+    A set takes part in many subqueries and metrics (the default run: ~480 subqueries over
+    a few dozen sets per model); splitting it and gathering its rows again each time was
+    most of a model's scoring outside the metrics' maths. The gathered arrays are shared
+    by every metric that receives them, so they are read-only: a metric that wrote into
+    its input would change another metric's scores, and raises instead.
+
+    >>> from wefe_same.models.sources import ArraySource
+    >>> from wefe_same.scoring.vectors import build_table
+    >>> memo = WordVectors(build_table(ArraySource("toy", ["a", "b"], np.eye(2)), ["a", "b", "c"]))
+    >>> memo.split(("c", "a"))
+    (('a',), ('c',))
+    >>> v = memo.vectors(("a",), "unit"); v is memo.vectors(("a",), "unit"), v.flags.writeable
+    (True, False)
+    """
+
+    def __init__(self, table: VectorTable):
+        self.table = table
+        self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+
+    def split(self, words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(found, missing) of ``words`` in the table, each in the order given."""
+        got = self._splits.get(words)
+        if got is None:
+            found, missing = self.table.split(words)
+            got = self._splits[words] = (tuple(found), tuple(missing))
+        return got
+
+    def vectors(self, words: tuple[str, ...], kind: Literal["unit", "raw"]) -> np.ndarray:
+        """The unit or raw vectors of ``words`` (all found), shape (len(words), d), read-only."""
+        key = (kind, words)
+        got = self._arrays.get(key)
+        if got is None:
+            got = self.table.unit_vectors(words) if kind == "unit" else self.table.raw_vectors(words)
+            got.flags.writeable = False
+            self._arrays[key] = got
+        return got
+
+
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None, splits: dict[tuple[str, ...], tuple[list[str], list[str]]] | None = None
-            ) -> Prepared:
+            words_of: WordsOf | None = None, memo: WordVectors | None = None) -> Prepared:
     """Arrays of one subquery after the out-of-vocabulary policy.
 
     ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
-    must then be given with the same positions drawn. ``splits`` remembers each word
-    list's (found, missing) in ``table`` across the subqueries of one model: a set takes
-    part in many subqueries and metrics, and splitting it again each time was a third of
-    a model's scoring outside RNSB.
+    must then be given with the same positions drawn. ``memo`` remembers each word list's
+    split and vectors in ``table`` across the subqueries of one model (its arrays are
+    read-only).
     """
-    get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
+    memo = WordVectors(table) if memo is None else memo
     words_of = words_of or {}
-    splits = {} if splits is None else splits
 
-    def words(s: WordSet) -> Sequence[str]:
-        return words_of.get(s, s.words)
+    def words(s: WordSet) -> tuple[str, ...]:
+        return tuple(words_of.get(s, s.words))
 
-    def split(s: WordSet) -> tuple[list[str], list[str]]:
-        key = tuple(words(s))
-        got = splits.get(key)
-        if got is None:
-            got = splits[key] = table.split(key)
-        return got
-
-    missing = list(dict.fromkeys(w for s in (*query.targets, *query.attributes) for w in split(s)[1]))
+    sets = (*query.targets, *query.attributes)
+    set_words = {s: words(s) for s in sets}
+    missing = list(dict.fromkeys(w for s in sets for w in memo.split(set_words[s])[1]))
     reasons: list[str | None] = []
-    word_lists: dict[str, list[list[str]]] = {"targets": [], "attributes": []}
+    word_lists: dict[str, list[tuple[str, ...]]] = {"targets": [], "attributes": []}
 
     for role in ("targets", "attributes"):
-        sets: tuple[WordSet, ...] = getattr(query, role)
+        role_sets: tuple[WordSet, ...] = getattr(query, role)
         if role == "targets" and spec.aligned_targets:
-            reason = unaligned_reason(sets)
+            reason = unaligned_reason(role_sets)
             if reason:
                 reasons.append(reason)
                 continue
-            columns, lost, total = _aligned_words(table, [words(s) for s in sets])
+            columns, lost, total = _aligned_words(table, [set_words[s] for s in role_sets])
             reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
-            word_lists[role] = columns
+            word_lists[role] = [tuple(c) for c in columns]
             continue
-        for s in sets:
-            found, lost_words = split(s)
-            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(words(s)), threshold, "word"))
+        for s in role_sets:
+            found, lost_words = memo.split(set_words[s])
+            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(set_words[s]), threshold, "word"))
             word_lists[role].append(found)
 
     reason = "; ".join(r for r in reasons if r) or None
-    arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
+    arrays = {role: [memo.vectors(w, spec.vectors) for w in lists] if reason is None else []
+              for role, lists in word_lists.items()}
     n_found = sum(len(w) for lists in word_lists.values() for w in lists)
     role_words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
     return Prepared(arrays["targets"], arrays["attributes"], role_words, n_found, missing, reason)
@@ -223,13 +258,14 @@ PREFIT_CHUNK = 32
 
 def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
                  options: Mapping[str, Any], words_of: WordsOf | None = None,
-                 splits: dict | None = None) -> list[tuple[Prepared, MetricResult]]:
+                 memo: WordVectors | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
     one batched solve) sees each chunk of them first."""
+    memo = WordVectors(table) if memo is None else memo
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = subqueries[start:start + PREFIT_CHUNK]
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, splits)
+        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo)
                  for sub in chunk]
         seeds = [_random_state(plan, spec, sub) for sub in chunk]
         if spec.prefit is not None:
@@ -239,33 +275,62 @@ def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subque
     return out
 
 
+class _WordRows:
+    """The per-word table of one model, gathered as arrays and built once at the end
+    (one small DataFrame per subquery and component was a third of a model's scoring)."""
+
+    def __init__(self, model: str):
+        self.model = model
+        self.labels: dict[str, list[str]] = {c: [] for c in WORD_BIAS_COLUMNS[1:-1]}
+        self.values: list[np.ndarray] = []
+
+    def add(self, metric: str, subquery: str, words: Sequence[str], component: str, values: np.ndarray) -> None:
+        values = np.asarray(values)
+        if len(values) != len(words):
+            raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(words)} words")
+        n = len(words)
+        self.labels["metric"] += [metric] * n
+        self.labels["subquery"] += [subquery] * n
+        self.labels["word"] += words
+        self.labels["component"] += [component] * n
+        self.values.append(values)
+
+    def frame(self) -> pd.DataFrame:
+        n = len(self.labels["word"])
+        if not n:
+            return pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"})
+        return pd.DataFrame({"model": [self.model] * n, **self.labels, "value": np.concatenate(self.values)})
+
+
 def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
-    word_frames: list[pd.DataFrame] = []
-    splits: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # each set split once per model
+    word_rows = _WordRows(table.model)
+    memo = WordVectors(table)  # each set split and gathered once per model
+    overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
-        computed = _compute_all(table, plan, spec, subqueries, options, splits=splits)
+        computed = _compute_all(table, plan, spec, subqueries, options, memo=memo)
         for sub, (prep, result) in zip(subqueries, computed):
             names = [t.name for t in sub.query.targets]
+            column = sub.column
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
-            overlap = "; ".join(describe_overlap(sub.query)) or None
-            rows.append((table.model, spec.name, sub.query_set, sub.column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, overlap, *promoted,
+            known = overlaps.get(id(sub.query))
+            if known is None or known[0] is not sub.query:
+                known = overlaps[id(sub.query)] = (sub.query, "; ".join(describe_overlap(sub.query)) or None)
+            rows.append((table.model, spec.name, sub.query_set, column, result.value,
+                         prep.words_found, " ".join(prep.missing), result.reason, known[1], *promoted,
                          _json(details)))
             if spec.word_role and result.word_values:
                 words = prep.words[spec.word_role]
-                word_frames.extend(
-                    pd.DataFrame({"model": table.model, "metric": spec.name, "subquery": sub.column,
-                                  "word": words, "component": name_pairs(key, names) if spec.pair_keyed else key,
-                                  "value": values})
-                    for key, values in result.word_values.items()
-                )
+                for key, values in result.word_values.items():
+                    word_rows.add(spec.name, column, words, name_pairs(key, names) if spec.pair_keyed else key,
+                                  values)
         if on_metric_done is not None:
             on_metric_done()
+    del memo
     details = pd.DataFrame(rows, columns=DETAIL_COLUMNS).astype(
         {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
     draws = {}
@@ -280,8 +345,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
         fingerprint=table.fingerprint(),
         lookups=table.lookup_frame(),
         details=details,
-        word_bias=pd.concat(word_frames, ignore_index=True) if word_frames
-        else pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"}),
+        word_bias=word_rows.frame(),
         draws=draws,
     )
 
