@@ -121,6 +121,17 @@ def unaligned_reason(sets: Sequence[WordSet]) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class _Layout:
+    """Which words of a subquery's sets a metric receives, and why not (no arrays)."""
+
+    word_lists: dict[str, list[tuple[str, ...]]]  # role → the found words of each set (aligned: columns)
+    words: dict[str, list[str]]
+    words_found: int
+    missing: list[str]
+    reason: str | None
+
+
 class WordVectors:
     """One model's word lists, each split into (found, missing) and gathered once.
 
@@ -129,6 +140,10 @@ class WordVectors:
     most of a model's scoring outside the metrics' maths. The gathered arrays are shared
     by every metric that receives them, so they are read-only: a metric that wrote into
     its input would change another metric's scores, and raises instead.
+
+    Arrays are looked up by the identity of the found-words tuple first (this memo made
+    it, and every metric's subquery of that set receives the same one); such an entry
+    holds the tuple, so its id is never reused while the entry lives.
 
     >>> from wefe_same.models.sources import ArraySource
     >>> from wefe_same.scoring.vectors import build_table
@@ -143,24 +158,69 @@ class WordVectors:
         self.table = table
         self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self._array_ids: dict[tuple[str, int], tuple[object, np.ndarray]] = {}
+        self._layouts: dict[tuple[Query, bool, float], _Layout] = {}
 
-    def split(self, words: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    def split(self, words: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(found, missing) of ``words`` in the table, each in the order given."""
-        got = self._splits.get(words)
+        key = tuple(words)
+        got = self._splits.get(key)
         if got is None:
-            found, missing = self.table.split(words)
-            got = self._splits[words] = (tuple(found), tuple(missing))
+            found, missing = self.table.split(key)
+            got = self._splits[key] = (tuple(found), tuple(missing))
         return got
 
     def vectors(self, words: tuple[str, ...], kind: Literal["unit", "raw"]) -> np.ndarray:
         """The unit or raw vectors of ``words`` (all found), shape (len(words), d), read-only."""
-        key = (kind, words)
-        got = self._arrays.get(key)
+        known = self._array_ids.get((kind, id(words)))
+        if known is not None and known[0] is words:
+            return known[1]
+        got = self._arrays.get((kind, words))
         if got is None:
             got = self.table.unit_vectors(words) if kind == "unit" else self.table.raw_vectors(words)
             got.flags.writeable = False
-            self._arrays[key] = got
+            self._arrays[kind, words] = got
+        self._array_ids[kind, id(words)] = (words, got)
         return got
+
+    def layout(self, query: Query, aligned: bool, threshold: float) -> _Layout:
+        """:func:`_layout` of a query's own words, once per query and alignment (each
+        metric's subqueries are Query objects of their own: equal queries share it)."""
+        got = self._layouts.get((query, aligned, threshold))
+        if got is None:
+            got = self._layouts[query, aligned, threshold] = _layout(self, query, aligned, threshold, {})
+        return got
+
+
+def _layout(memo: WordVectors, query: Query, aligned: bool, threshold: float, words_of: WordsOf) -> _Layout:
+    def words(s: WordSet) -> Sequence[str]:
+        return words_of.get(s, s.words) if words_of else s.words
+
+    sets = (*query.targets, *query.attributes)
+    set_words = [words(s) for s in sets]
+    missing = list(dict.fromkeys(w for ws in set_words for w in memo.split(ws)[1]))
+    reasons: list[str | None] = []
+    word_lists: dict[str, list[tuple[str, ...]]] = {"targets": [], "attributes": []}
+    n_targets = len(query.targets)
+    for role, role_sets, role_words in (("targets", query.targets, set_words[:n_targets]),
+                                        ("attributes", query.attributes, set_words[n_targets:])):
+        if role == "targets" and aligned:
+            reason = unaligned_reason(role_sets)
+            if reason:
+                reasons.append(reason)
+                continue
+            columns, lost, total = _aligned_words(memo.table, role_words)
+            reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
+            word_lists[role] = [tuple(c) for c in columns]
+            continue
+        for s, ws in zip(role_sets, role_words):
+            found, lost_words = memo.split(ws)
+            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(ws), threshold, "word"))
+            word_lists[role].append(found)
+    reason = "; ".join(r for r in reasons if r) or None
+    n_found = sum(len(w) for lists in word_lists.values() for w in lists)
+    role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
+    return _Layout(word_lists, role_words_all, n_found, missing, reason)
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
@@ -173,39 +233,12 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
     read-only).
     """
     memo = WordVectors(table) if memo is None else memo
-    words_of = words_of or {}
-
-    def words(s: WordSet) -> tuple[str, ...]:
-        return tuple(words_of.get(s, s.words))
-
-    sets = (*query.targets, *query.attributes)
-    set_words = {s: words(s) for s in sets}
-    missing = list(dict.fromkeys(w for s in sets for w in memo.split(set_words[s])[1]))
-    reasons: list[str | None] = []
-    word_lists: dict[str, list[tuple[str, ...]]] = {"targets": [], "attributes": []}
-
-    for role in ("targets", "attributes"):
-        role_sets: tuple[WordSet, ...] = getattr(query, role)
-        if role == "targets" and spec.aligned_targets:
-            reason = unaligned_reason(role_sets)
-            if reason:
-                reasons.append(reason)
-                continue
-            columns, lost, total = _aligned_words(table, [set_words[s] for s in role_sets])
-            reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
-            word_lists[role] = [tuple(c) for c in columns]
-            continue
-        for s in role_sets:
-            found, lost_words = memo.split(set_words[s])
-            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(set_words[s]), threshold, "word"))
-            word_lists[role].append(found)
-
-    reason = "; ".join(r for r in reasons if r) or None
-    arrays = {role: [memo.vectors(w, spec.vectors) for w in lists] if reason is None else []
-              for role, lists in word_lists.items()}
-    n_found = sum(len(w) for lists in word_lists.values() for w in lists)
-    role_words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
-    return Prepared(arrays["targets"], arrays["attributes"], role_words, n_found, missing, reason)
+    layout = (_layout(memo, query, spec.aligned_targets, threshold, words_of) if words_of
+              else memo.layout(query, spec.aligned_targets, threshold))
+    arrays = {role: [memo.vectors(w, spec.vectors) for w in lists] if layout.reason is None else []
+              for role, lists in layout.word_lists.items()}
+    return Prepared(arrays["targets"], arrays["attributes"], layout.words, layout.words_found,
+                    layout.missing, layout.reason)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
