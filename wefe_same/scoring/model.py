@@ -224,18 +224,21 @@ def _layout(memo: WordVectors, query: Query, aligned: bool, threshold: float, wo
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None, memo: WordVectors | None = None) -> Prepared:
+            words_of: WordsOf | None = None, memo: WordVectors | None = None,
+            vectors: Literal["unit", "raw"] | None = None) -> Prepared:
     """Arrays of one subquery after the out-of-vocabulary policy.
 
     ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
     must then be given with the same positions drawn. ``memo`` remembers each word list's
     split and vectors in ``table`` across the subqueries of one model (its arrays are
-    read-only).
+    read-only). ``vectors``: which vectors (default: the spec's; see
+    :meth:`~wefe_same.metrics.registry.MetricSpec.inputs`).
     """
     memo = WordVectors(table) if memo is None else memo
+    kind = vectors or spec.vectors
     layout = (_layout(memo, query, spec.aligned_targets, threshold, words_of) if words_of
               else memo.layout(query, spec.aligned_targets, threshold))
-    arrays = {role: [memo.vectors(w, spec.vectors) for w in lists] if layout.reason is None else []
+    arrays = {role: [memo.vectors(w, kind) for w in lists] if layout.reason is None else []
               for role, lists in layout.word_lists.items()}
     return Prepared(arrays["targets"], arrays["attributes"], layout.words, layout.words_found,
                     layout.missing, layout.reason)
@@ -295,10 +298,11 @@ def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subque
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
     one batched solve) sees each chunk of them first."""
     memo = WordVectors(table) if memo is None else memo
+    kind, options = spec.inputs(options)
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = subqueries[start:start + PREFIT_CHUNK]
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo)
+        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind)
                  for sub in chunk]
         seeds = [_random_state(plan, spec, sub) for sub in chunk]
         if spec.prefit is not None:
