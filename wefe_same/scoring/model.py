@@ -18,6 +18,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
@@ -312,38 +313,65 @@ def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subque
     return out
 
 
+#: The dtype pandas gives a column built from a list of strings ("str" with pandas 3, object before).
+_STR_DTYPE = pd.Series(["x"]).dtype
+
+
+def _label_column(codes: np.ndarray, labels: Sequence[str]) -> Any:
+    """``[labels[i] for i in codes]`` as a column of :data:`_STR_DTYPE` (arrow-backed with
+    pandas 3: built from a dictionary array in C, not string by string from Python)."""
+    if not (isinstance(_STR_DTYPE, pd.StringDtype) and _STR_DTYPE.storage == "pyarrow"):
+        return pd.array(np.array(labels, dtype=object)[codes], dtype=_STR_DTYPE)
+    encoded = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int64()), pa.array(labels, type=pa.large_string()))
+    return pd.array(encoded.cast(pa.large_string()), dtype=_STR_DTYPE)
+
+
 class _WordRows:
     """The per-word table of one model, gathered as arrays and built once at the end
     (one small DataFrame per subquery and component was a third of a model's scoring)."""
 
-    def __init__(self, model: str):
-        self.model = model
-        self.labels: dict[str, list[str]] = {c: [] for c in WORD_BIAS_COLUMNS[1:-1]}
+    def __init__(self, table: VectorTable):
+        self.table = table
+        self.labels: dict[str, dict[str, int]] = {c: {} for c in ("metric", "subquery", "component")}
+        self.codes: dict[str, list[np.ndarray]] = {c: [] for c in ("metric", "subquery", "word", "component")}
         self.values: list[np.ndarray] = []
+        self._rows: dict[int, tuple[list[str], np.ndarray]] = {}  # by id(words); the entry holds the list
 
-    def add(self, metric: str, subquery: str, words: Sequence[str], component: str, values: np.ndarray) -> None:
+    def _word_codes(self, words: list[str]) -> np.ndarray:
+        known = self._rows.get(id(words))
+        if known is None or known[0] is not words:
+            known = self._rows[id(words)] = (words, self.table.rows(words))
+        return known[1]
+
+    def add(self, metric: str, subquery: str, words: list[str], component: str, values: np.ndarray) -> None:
         values = np.asarray(values)
         if len(values) != len(words):
             raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(words)} words")
-        n = len(words)
-        self.labels["metric"] += [metric] * n
-        self.labels["subquery"] += [subquery] * n
-        self.labels["word"] += words
-        self.labels["component"] += [component] * n
+        for column, label in (("metric", metric), ("subquery", subquery), ("component", component)):
+            code = self.labels[column].setdefault(label, len(self.labels[column]))
+            self.codes[column].append(np.full(len(words), code))
+        self.codes["word"].append(self._word_codes(words))
         self.values.append(values)
 
     def frame(self) -> pd.DataFrame:
-        n = len(self.labels["word"])
+        n = sum(len(v) for v in self.values)
         if not n:
             return pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"})
-        return pd.DataFrame({"model": [self.model] * n, **self.labels, "value": np.concatenate(self.values)})
+        labels = {column: list(names) for column, names in self.labels.items()}
+        labels["word"] = list(self.table.words)
+        return pd.DataFrame({
+            "model": _label_column(np.zeros(n, dtype=np.int64), [self.table.model]),
+            **{column: _label_column(np.concatenate(self.codes[column]), labels[column])
+               for column in WORD_BIAS_COLUMNS[1:-1]},
+            "value": np.concatenate(self.values),
+        })
 
 
 def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
-    word_rows = _WordRows(table.model)
+    word_rows = _WordRows(table)
     memo = WordVectors(table)  # each set split and gathered once per model
     overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
     for spec, subqueries in plan.subqueries:
