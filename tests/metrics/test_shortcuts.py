@@ -42,3 +42,25 @@ def test_direct_bias_is_the_same_from_a_warm_svd_cache():
     components, _ = db.pca_subspace(np.stack(groups), 2)
     components[:] = 0.0  # the caller's copy: the cached SVD is untouched
     assert db.direct_bias(T, *groups).value == cold.value
+
+
+def test_rnsb_remembers_the_digest_of_read_only_arrays_only():
+    import hashlib
+
+    from wefe_same.metrics import rnsb
+
+    fixed = np.random.default_rng(2).standard_normal((5, 3))
+    fixed.flags.writeable = False
+    free = fixed.copy()
+    expected = hashlib.sha1(fixed.tobytes()).hexdigest()
+
+    def remembered(M):
+        entry = rnsb._DIGESTS.get(id(M))
+        return entry is not None and entry[0]() is M
+
+    assert rnsb._digest(fixed) == rnsb._digest(free) == expected
+    assert remembered(fixed) and not remembered(free)
+    free[0, 0] = 1.0  # a writable array is hashed again every time
+    assert rnsb._digest(free) != expected
+    view = np.ndarray.view(fixed)  # read-only, but its data belongs to another array
+    assert not view.flags.owndata and rnsb._digest(view) == expected and not remembered(view)
