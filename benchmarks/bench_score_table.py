@@ -9,7 +9,12 @@ seeded random 384-d table over the run's words, and times
 before every call, so each call trains its classifiers as a run's first model does).
 No model file is read inside the timing. It prints the median seconds per model, and a
 sha256 of each model's details and word-level tables (every value written as ``repr``):
-run it on two commits and the digests say whether any score changed.
+run it on two commits and the digests say whether any score changed. The median CPU
+seconds (all threads) beside the wall time are less sensitive to a busy machine; with
+``OPENBLAS_NUM_THREADS=1`` they are the work itself.
+
+Measured against the parent of the speed-up (3b393c3), on the same machine and the same
+minute: see benchmarks/RESULTS.md.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import argparse
 import cProfile
 import hashlib
 import pstats
+import statistics
 import sys
+import time
 
 import numpy as np
 from _common import fmt_times, header, median_time
@@ -58,9 +65,14 @@ def main() -> int:
     for source in sources:
         table = build_table(source, words)
 
-        def once(table=table):
+        cpu: list[float] = []
+
+        def once(table=table, cpu=cpu):
             rnsb._CLASSIFIERS.clear()
-            return score_table(table, plan)
+            start = time.process_time()
+            out = score_table(table, plan)
+            cpu.append(time.process_time() - start)
+            return out
 
         if args.profile:
             prof = cProfile.Profile()
@@ -68,7 +80,7 @@ def main() -> int:
             pstats.Stats(prof).sort_stats("tottime").print_stats(25)
         median, times, scores = median_time(once, args.repeat)
         print(f"{table.model:22s} {len(table.words):5d} words  d={table.dim:3d}  score_table {median:.3f} s "
-              f"(runs: {fmt_times(times)})  digest {digest(scores)}", flush=True)
+              f"(runs: {fmt_times(times)}; CPU {statistics.median(cpu):.3f} s)  digest {digest(scores)}", flush=True)
     return 0
 
 
