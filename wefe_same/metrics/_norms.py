@@ -5,18 +5,35 @@ unit vector becomes 0 and every cosine metric reads "no bias"), and one scaled b
 underflows to 0 (it looks like a zero vector). Dividing by the largest magnitude first,
 as LAPACK's ``dnrm2`` does, keeps every square in [0, 1]; a power of two
 scales exactly.
+
+That scaling costs about a dozen passes over the array, and metrics call it per
+subquery on thousands of words; for ordinary vectors it is not needed. Scaling by a
+power of two commutes with every rounding as long as no intermediate value is subnormal
+or overflows, so when every square of the plain computation is a normal number (and so
+is every square of the scaled one), the plain norm is bit for bit the scaled one:
+:func:`safe_norm` checks exactly that on the squares and computes the plain norm, and
+falls back to the scaled algorithm otherwise (tests/metrics/test_norms.py compares both).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+#: Squares at least this large are normal numbers whose rounding did not underflow.
+_TINY = 2.0**-1021
+#: The smallest square may be this share of the largest: then each square of the scaled
+#: computation (the largest in [1/4, 1)) stays above 2**-1020, a normal number too.
+_SPREAD = 2.0**-1018
+#: Arrays with fewer entries take the scaled algorithm (the same bits, and cheaper there).
+_PLAIN_SIZE = 2048
+
 
 def safe_norm(x: np.ndarray, axis: int | None = None, keepdims: bool = False) -> np.ndarray:
     """‖x‖₂ along ``axis``, computed as m·‖x/m‖₂ with m the power of two just above max|x|.
 
     The result is inf only when the true norm exceeds the largest float (or ``x`` holds
-    inf), and 0 only for a zero vector.
+    inf), and 0 only for a zero vector. Where the scaling cannot change a bit (every
+    square normal, no overflow; C-contiguous ``x``), the plain norm is returned.
 
     >>> bool(safe_norm(np.array([3.0, 4.0]) * 2.0**700) == 5 * 2.0**700)  # np.linalg.norm: inf
     True
@@ -28,6 +45,38 @@ def safe_norm(x: np.ndarray, axis: int | None = None, keepdims: bool = False) ->
     x = np.asarray(x, dtype=np.float64)
     if x.size == 0:
         return np.linalg.norm(x, axis=axis, keepdims=keepdims)
+    # Small arrays: the checks would cost more than the passes they save.
+    norm = _plain_norm(x, axis) if x.size >= _PLAIN_SIZE and x.flags.c_contiguous else None
+    if norm is None:
+        norm = scaled_norm(x, axis)
+    if keepdims:
+        return norm
+    return np.squeeze(norm, axis=axis) if axis is not None else norm.reshape(())
+
+
+def _plain_norm(x: np.ndarray, axis: int | None) -> np.ndarray | None:
+    """``np.linalg.norm(x, axis, keepdims=True)`` when it equals :func:`scaled_norm` bit for
+    bit, else None. The same operations in the same order as the scaled algorithm's call
+    on x/m (same shape and layout), on values 2^(2e) times larger, none subnormal."""
+    with np.errstate(over="ignore"):
+        squares = x * x
+    high = np.max(squares, axis=axis, keepdims=True)
+    floor = np.maximum(high * _SPREAD, _TINY)  # NaN (a NaN entry) fails every comparison
+    # A zero entry adds exactly 0 either way: only the squares of nonzero entries count
+    # (looked at again only when some square is small, zeros being rare).
+    if not (np.all(np.min(squares, axis=axis, keepdims=True) >= floor)
+            or np.all(np.min(squares, axis=axis, keepdims=True, where=x != 0, initial=np.inf) >= floor)):
+        return None
+    # np.linalg.norm(x, axis, keepdims=True) as the scaled algorithm calls it: the same
+    # operations (axis=None: a dot product of the flattened array), without the copy
+    with np.errstate(over="ignore"):
+        norm = np.asarray(np.linalg.norm(x, axis=None, keepdims=True)) if axis is None else np.sqrt(
+            np.add.reduce(squares, axis=axis, keepdims=True))
+    return norm if np.all(np.isfinite(norm)) else None  # inf: the sum of squares overflowed
+
+
+def scaled_norm(x: np.ndarray, axis: int | None = None) -> np.ndarray:
+    """The scaled algorithm itself (keepdims): exact on any input, about ten passes over it."""
     peak = np.max(np.abs(x), axis=axis, keepdims=True)
     finite = np.isfinite(peak)
     # Scale by a power of two (exact: no rounding) that brings the peak into [0.5, 1).
@@ -35,7 +84,4 @@ def safe_norm(x: np.ndarray, axis: int | None = None, keepdims: bool = False) ->
     scaled = np.ldexp(np.where(np.isfinite(x), x, 0.0), -exponent)
     with np.errstate(over="ignore"):  # a true norm above the largest float is inf, as it should be
         norm = np.ldexp(np.linalg.norm(scaled, axis=axis, keepdims=True), exponent)
-    norm = np.where(finite, norm, np.inf)
-    if keepdims:
-        return norm
-    return np.squeeze(norm, axis=axis) if axis is not None else norm.reshape(())
+    return np.where(finite, norm, np.inf)

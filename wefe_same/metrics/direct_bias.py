@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from wefe_same.metrics.result import MetricResult
@@ -10,6 +13,31 @@ from wefe_same.validation import check_int, check_number
 #: With ``c = 0`` a word counts as orthogonal to the bias subspace (|cos|⁰ = 0) when its
 #: norm of cosines is at most this; rounding leaves ~d · 2⁻⁵³ on an orthogonal unit vector.
 ORTHOGONAL_TOL = 1e-12
+
+#: Singular values and right singular vectors of recent centred tuple matrices, keyed by
+#: their exact bytes: a run scores the same defining tuples (male/female terms) against
+#: many neutral sets, and the SVD is most of Direct Bias's cost at 300+ dimensions.
+#: Keyed by the bytes themselves, so a hit is the same computation's result.
+_SVDS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+_SVD_LOCK = threading.Lock()  # Dask runs jobs in threads of one process
+_SVD_CACHE_SIZE = 16
+
+
+def _svd(centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(singular values, Vᵀ) of ``centred``, read-only, remembered for the last few matrices."""
+    key = (centred.dtype.str, centred.shape, centred.tobytes())
+    with _SVD_LOCK:
+        got = _SVDS.get(key)
+        if got is not None:
+            _SVDS.move_to_end(key)
+            return got
+    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    singular.flags.writeable = vt.flags.writeable = False
+    with _SVD_LOCK:
+        _SVDS[key] = (singular, vt)
+        if len(_SVDS) > _SVD_CACHE_SIZE:
+            _SVDS.popitem(last=False)
+    return singular, vt
 
 
 def pca_subspace(tuples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -28,9 +56,9 @@ def pca_subspace(tuples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """
     centred = (tuples - tuples.mean(axis=0, keepdims=True)).reshape(-1, tuples.shape[-1])
     # Each tuple sums to zero, so the stacked matrix is already centred: plain SVD is PCA.
-    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    singular, vt = _svd(centred)
     variance = singular**2
-    return vt[:k], variance[:k] / variance.sum()
+    return vt[:k].copy(), variance[:k] / variance.sum()
 
 
 def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: float = 1.0) -> MetricResult:

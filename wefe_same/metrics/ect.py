@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import spearmanr
+from scipy.stats import rankdata
 
 from wefe_same.metrics.result import MetricResult
 
@@ -16,4 +16,21 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
         return MetricResult.undefined(f"{len(A)} attribute word(s): a rank correlation needs 3", {})
     if min(np.ptp(s) for s in sims) == 0:
         return MetricResult.undefined("constant similarities: the rank correlation is undefined", {})
-    return MetricResult(spearmanr(sims[0], sims[1]).statistic, {})
+    return MetricResult(spearman_rho(sims[0], sims[1]), {})
+
+
+def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
+    """``scipy.stats.spearmanr(x, y).statistic`` of two 1-D arrays, by the same operations
+    (average ranks, then ``np.corrcoef`` of the ranked columns) but without its p-value and
+    argument handling, which cost ~10 times the statistic on a query's few dozen words.
+    NaN when an input holds NaN or is constant, as scipy's (which also warns).
+
+    >>> from scipy.stats import spearmanr
+    >>> x, y = np.array([0.1, 0.4, 0.3, 0.3]), np.array([1.0, 3.0, 2.0, 5.0])
+    >>> bool(spearman_rho(x, y) == spearmanr(x, y).statistic)
+    True
+    """
+    a = np.column_stack((x, y))
+    if len(a) <= 1 or np.isnan(a).any() or (a[0] == a).all(axis=0).any():
+        return float("nan")
+    return float(np.corrcoef(np.apply_along_axis(rankdata, 0, a), rowvar=False)[1, 0])

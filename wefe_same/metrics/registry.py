@@ -108,6 +108,11 @@ class MetricSpec:
         Takes ``random_state``.
     vectors : {"unit", "raw"}
         Which vectors the function receives.
+    unit_option : str or None
+        A boolean option that, when true, makes the function scale every input row to
+        unit length first (RND's ``normalize``): scoring then hands it the table's unit
+        vectors, which are those rows bit for bit (scaled once per model, not per
+        subquery), and calls it with the option false (:meth:`inputs`).
     aligned_targets : bool
         Target sets are aligned tuples by position; a missing word drops its tuple.
     word_role : {"targets", "attributes"} or None
@@ -150,6 +155,7 @@ class MetricSpec:
     ideal: float = 0.0
     stochastic: bool = False
     vectors: Literal["unit", "raw"] = "unit"
+    unit_option: str | None = None
     aligned_targets: bool = False
     word_role: Literal["targets", "attributes"] | None = None
     random_stream: str | None = None
@@ -162,6 +168,8 @@ class MetricSpec:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "option_checks", MappingProxyType(dict(self.option_checks)))
+        if self.unit_option is not None and self.unit_option not in self.options:
+            raise MetricError(f"metric {self.name!r}: unit_option {self.unit_option!r} is not one of its options")
         if set(self.option_checks) != set(self.options):
             raise MetricError(
                 f"metric {self.name!r}: option_checks must have one check per option; options: "
@@ -189,6 +197,18 @@ class MetricSpec:
             valid = ", ".join(self.options) or "none"
             raise MetricError(f"metric {self.name!r} has no option {option!r}; its options: {valid}")
         return self.option_checks[option](value, option, self.name)
+
+    def inputs(self, options: Mapping[str, Any]) -> tuple[Literal["unit", "raw"], Mapping[str, Any]]:
+        """The vectors scoring gathers for this metric, and the options to call it with.
+
+        >>> METRICS["RND"].inputs({})
+        ('unit', {'normalize': False})
+        >>> METRICS["RND"].inputs({"normalize": False})
+        ('raw', {'normalize': False})
+        """
+        if self.unit_option is not None and options.get(self.unit_option, self.options[self.unit_option]):
+            return "unit", {**options, self.unit_option: False}
+        return self.vectors, options
 
     def compute(
         self,
@@ -225,7 +245,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec(
             name="RND", func=rnd,
             call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
-            template=Template(2, 1), order="abs", vectors="raw",
+            template=Template(2, 1), order="abs", vectors="raw", unit_option="normalize",
             option_checks={"normalize": boolean()},
             formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
             reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",

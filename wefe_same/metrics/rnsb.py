@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -75,8 +76,29 @@ def _canonical(M: np.ndarray) -> np.ndarray:
     return M[canonical_order(M)]
 
 
+#: Digests of read-only arrays that own their data, by identity: scoring hands :func:`prefit`
+#: and then :func:`rnsb` the same shared arrays (a lexicon of 5 000 words is 12 MB to hash
+#: at 300 dimensions). Weak references: an entry neither keeps its array alive nor
+#: answers for another array given the same id later.
+_DIGESTS: OrderedDict[int, tuple[weakref.ref, str]] = OrderedDict()
+_DIGESTS_SIZE = 256
+
+
 def _digest(M: np.ndarray) -> str:
-    return hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).tobytes()).hexdigest()
+    fixed = isinstance(M, np.ndarray) and not M.flags.writeable and M.flags.owndata
+    if fixed:
+        with _LOCK:
+            known = _DIGESTS.get(id(M))
+        if known is not None and known[0]() is M:
+            return known[1]
+    digest = hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).tobytes()).hexdigest()
+    if fixed:
+        with _LOCK:
+            _DIGESTS[id(M)] = (weakref.ref(M), digest)
+            _DIGESTS.move_to_end(id(M))
+            if len(_DIGESTS) > _DIGESTS_SIZE:
+                _DIGESTS.popitem(last=False)
+    return digest
 
 
 def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float]:

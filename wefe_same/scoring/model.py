@@ -14,10 +14,11 @@ import re
 import zlib
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
@@ -121,56 +122,127 @@ def unaligned_reason(sets: Sequence[WordSet]) -> str | None:
     return None
 
 
-def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None, splits: dict[tuple[str, ...], tuple[list[str], list[str]]] | None = None
-            ) -> Prepared:
-    """Arrays of one subquery after the out-of-vocabulary policy.
+@dataclass(frozen=True)
+class _Layout:
+    """Which words of a subquery's sets a metric receives, and why not (no arrays)."""
 
-    ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
-    must then be given with the same positions drawn. ``splits`` remembers each word
-    list's (found, missing) in ``table`` across the subqueries of one model: a set takes
-    part in many subqueries and metrics, and splitting it again each time was a third of
-    a model's scoring outside RNSB.
+    word_lists: dict[str, list[tuple[str, ...]]]  # role → the found words of each set (aligned: columns)
+    words: dict[str, list[str]]
+    words_found: int
+    missing: list[str]
+    reason: str | None
+
+
+class WordVectors:
+    """One model's word lists, each split into (found, missing) and gathered once.
+
+    A set takes part in many subqueries and metrics (the default run: ~480 subqueries over
+    a few dozen sets per model); splitting it and gathering its rows again each time was
+    most of a model's scoring outside the metrics' maths. The gathered arrays are shared
+    by every metric that receives them, so they are read-only: a metric that wrote into
+    its input would change another metric's scores, and raises instead.
+
+    Arrays are looked up by the identity of the found-words tuple first (this memo made
+    it, and every metric's subquery of that set receives the same one); such an entry
+    holds the tuple, so its id is never reused while the entry lives.
+
+    >>> from wefe_same.models.sources import ArraySource
+    >>> from wefe_same.scoring.vectors import build_table
+    >>> memo = WordVectors(build_table(ArraySource("toy", ["a", "b"], np.eye(2)), ["a", "b", "c"]))
+    >>> memo.split(("c", "a"))
+    (('a',), ('c',))
+    >>> v = memo.vectors(("a",), "unit"); v is memo.vectors(("a",), "unit"), v.flags.writeable
+    (True, False)
     """
-    get = table.unit_vectors if spec.vectors == "unit" else table.raw_vectors
-    words_of = words_of or {}
-    splits = {} if splits is None else splits
 
-    def words(s: WordSet) -> Sequence[str]:
-        return words_of.get(s, s.words)
+    def __init__(self, table: VectorTable):
+        self.table = table
+        self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
+        self._array_ids: dict[tuple[str, int], tuple[object, np.ndarray]] = {}
+        self._layouts: dict[tuple[Query, bool, float], _Layout] = {}
 
-    def split(s: WordSet) -> tuple[list[str], list[str]]:
-        key = tuple(words(s))
-        got = splits.get(key)
+    def split(self, words: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(found, missing) of ``words`` in the table, each in the order given."""
+        key = tuple(words)
+        got = self._splits.get(key)
         if got is None:
-            got = splits[key] = table.split(key)
+            found, missing = self.table.split(key)
+            got = self._splits[key] = (tuple(found), tuple(missing))
         return got
 
-    missing = list(dict.fromkeys(w for s in (*query.targets, *query.attributes) for w in split(s)[1]))
-    reasons: list[str | None] = []
-    word_lists: dict[str, list[list[str]]] = {"targets": [], "attributes": []}
+    def vectors(self, words: tuple[str, ...], kind: Literal["unit", "raw"]) -> np.ndarray:
+        """The unit or raw vectors of ``words`` (all found), shape (len(words), d), read-only."""
+        known = self._array_ids.get((kind, id(words)))
+        if known is not None and known[0] is words:
+            return known[1]
+        got = self._arrays.get((kind, words))
+        if got is None:
+            got = self.table.unit_vectors(words) if kind == "unit" else self.table.raw_vectors(words)
+            got.flags.writeable = False
+            self._arrays[kind, words] = got
+        self._array_ids[kind, id(words)] = (words, got)
+        return got
 
-    for role in ("targets", "attributes"):
-        sets: tuple[WordSet, ...] = getattr(query, role)
-        if role == "targets" and spec.aligned_targets:
-            reason = unaligned_reason(sets)
+    def layout(self, query: Query, aligned: bool, threshold: float) -> _Layout:
+        """:func:`_layout` of a query's own words, once per query and alignment (each
+        metric's subqueries are Query objects of their own: equal queries share it)."""
+        got = self._layouts.get((query, aligned, threshold))
+        if got is None:
+            got = self._layouts[query, aligned, threshold] = _layout(self, query, aligned, threshold, {})
+        return got
+
+
+def _layout(memo: WordVectors, query: Query, aligned: bool, threshold: float, words_of: WordsOf) -> _Layout:
+    def words(s: WordSet) -> Sequence[str]:
+        return words_of.get(s, s.words) if words_of else s.words
+
+    sets = (*query.targets, *query.attributes)
+    set_words = [words(s) for s in sets]
+    missing = list(dict.fromkeys(w for ws in set_words for w in memo.split(ws)[1]))
+    reasons: list[str | None] = []
+    word_lists: dict[str, list[tuple[str, ...]]] = {"targets": [], "attributes": []}
+    n_targets = len(query.targets)
+    for role, role_sets, role_words in (("targets", query.targets, set_words[:n_targets]),
+                                        ("attributes", query.attributes, set_words[n_targets:])):
+        if role == "targets" and aligned:
+            reason = unaligned_reason(role_sets)
             if reason:
                 reasons.append(reason)
                 continue
-            columns, lost, total = _aligned_words(table, [words(s) for s in sets])
+            columns, lost, total = _aligned_words(memo.table, role_words)
             reasons.append(_loss_reason("the target sets", lost, total, threshold, "tuple"))
-            word_lists[role] = columns
+            word_lists[role] = [tuple(c) for c in columns]
             continue
-        for s in sets:
-            found, lost_words = split(s)
-            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(words(s)), threshold, "word"))
+        for s, ws in zip(role_sets, role_words):
+            found, lost_words = memo.split(ws)
+            reasons.append(_loss_reason(f"set {s.name!r}", len(lost_words), len(ws), threshold, "word"))
             word_lists[role].append(found)
-
     reason = "; ".join(r for r in reasons if r) or None
-    arrays = {role: [get(w) for w in lists] if reason is None else [] for role, lists in word_lists.items()}
     n_found = sum(len(w) for lists in word_lists.values() for w in lists)
-    role_words = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
-    return Prepared(arrays["targets"], arrays["attributes"], role_words, n_found, missing, reason)
+    role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
+    return _Layout(word_lists, role_words_all, n_found, missing, reason)
+
+
+def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
+            words_of: WordsOf | None = None, memo: WordVectors | None = None,
+            vectors: Literal["unit", "raw"] | None = None) -> Prepared:
+    """Arrays of one subquery after the out-of-vocabulary policy.
+
+    ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
+    must then be given with the same positions drawn. ``memo`` remembers each word list's
+    split and vectors in ``table`` across the subqueries of one model (its arrays are
+    read-only). ``vectors``: which vectors (default: the spec's; see
+    :meth:`~wefe_same.metrics.registry.MetricSpec.inputs`).
+    """
+    memo = WordVectors(table) if memo is None else memo
+    kind = vectors or spec.vectors
+    layout = (_layout(memo, query, spec.aligned_targets, threshold, words_of) if words_of
+              else memo.layout(query, spec.aligned_targets, threshold))
+    arrays = {role: [memo.vectors(w, kind) for w in lists] if layout.reason is None else []
+              for role, lists in layout.word_lists.items()}
+    return Prepared(arrays["targets"], arrays["attributes"], layout.words, layout.words_found,
+                    layout.missing, layout.reason)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
@@ -223,13 +295,15 @@ PREFIT_CHUNK = 32
 
 def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
                  options: Mapping[str, Any], words_of: WordsOf | None = None,
-                 splits: dict | None = None) -> list[tuple[Prepared, MetricResult]]:
+                 memo: WordVectors | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
     one batched solve) sees each chunk of them first."""
+    memo = WordVectors(table) if memo is None else memo
+    kind, options = spec.inputs(options)
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = subqueries[start:start + PREFIT_CHUNK]
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, splits)
+        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind)
                  for sub in chunk]
         seeds = [_random_state(plan, spec, sub) for sub in chunk]
         if spec.prefit is not None:
@@ -239,33 +313,89 @@ def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subque
     return out
 
 
+#: The dtype pandas gives a column built from a list of strings ("str" with pandas 3, object before).
+_STR_DTYPE = pd.Series(["x"]).dtype
+
+
+def _label_column(codes: np.ndarray, labels: Sequence[str]) -> Any:
+    """``[labels[i] for i in codes]`` as a column of :data:`_STR_DTYPE` (arrow-backed with
+    pandas 3: built from a dictionary array in C, not string by string from Python)."""
+    if not (isinstance(_STR_DTYPE, pd.StringDtype) and _STR_DTYPE.storage == "pyarrow"):
+        return pd.array(np.array(labels, dtype=object)[codes], dtype=_STR_DTYPE)
+    encoded = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int64()), pa.array(labels, type=pa.large_string()))
+    return pd.array(encoded.cast(pa.large_string()), dtype=_STR_DTYPE)
+
+
+class _WordRows:
+    """The per-word table of one model, gathered as arrays and built once at the end
+    (one small DataFrame per subquery and component was a third of a model's scoring)."""
+
+    def __init__(self, table: VectorTable):
+        self.table = table
+        self.labels: dict[str, dict[str, int]] = {c: {} for c in ("metric", "subquery", "component")}
+        self.codes: dict[str, list[np.ndarray]] = {c: [] for c in ("metric", "subquery", "word", "component")}
+        self.values: list[np.ndarray] = []
+        self._rows: dict[int, tuple[list[str], np.ndarray]] = {}  # by id(words); the entry holds the list
+
+    def _word_codes(self, words: list[str]) -> np.ndarray:
+        known = self._rows.get(id(words))
+        if known is None or known[0] is not words:
+            known = self._rows[id(words)] = (words, self.table.rows(words))
+        return known[1]
+
+    def add(self, metric: str, subquery: str, words: list[str], component: str, values: np.ndarray) -> None:
+        values = np.asarray(values)
+        if len(values) != len(words):
+            raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(words)} words")
+        for column, label in (("metric", metric), ("subquery", subquery), ("component", component)):
+            code = self.labels[column].setdefault(label, len(self.labels[column]))
+            self.codes[column].append(np.full(len(words), code))
+        self.codes["word"].append(self._word_codes(words))
+        self.values.append(values)
+
+    def frame(self) -> pd.DataFrame:
+        n = sum(len(v) for v in self.values)
+        if not n:
+            return pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"})
+        labels = {column: list(names) for column, names in self.labels.items()}
+        labels["word"] = list(self.table.words)
+        return pd.DataFrame({
+            "model": _label_column(np.zeros(n, dtype=np.int64), [self.table.model]),
+            **{column: _label_column(np.concatenate(self.codes[column]), labels[column])
+               for column in WORD_BIAS_COLUMNS[1:-1]},
+            "value": np.concatenate(self.values),
+        })
+
+
 def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
-    word_frames: list[pd.DataFrame] = []
-    splits: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}  # each set split once per model
+    word_rows = _WordRows(table)
+    memo = WordVectors(table)  # each set split and gathered once per model
+    overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
-        computed = _compute_all(table, plan, spec, subqueries, options, splits=splits)
+        computed = _compute_all(table, plan, spec, subqueries, options, memo=memo)
         for sub, (prep, result) in zip(subqueries, computed):
             names = [t.name for t in sub.query.targets]
+            column = sub.column
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
-            overlap = "; ".join(describe_overlap(sub.query)) or None
-            rows.append((table.model, spec.name, sub.query_set, sub.column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, overlap, *promoted,
+            known = overlaps.get(id(sub.query))
+            if known is None or known[0] is not sub.query:
+                known = overlaps[id(sub.query)] = (sub.query, "; ".join(describe_overlap(sub.query)) or None)
+            rows.append((table.model, spec.name, sub.query_set, column, result.value,
+                         prep.words_found, " ".join(prep.missing), result.reason, known[1], *promoted,
                          _json(details)))
             if spec.word_role and result.word_values:
                 words = prep.words[spec.word_role]
-                word_frames.extend(
-                    pd.DataFrame({"model": table.model, "metric": spec.name, "subquery": sub.column,
-                                  "word": words, "component": name_pairs(key, names) if spec.pair_keyed else key,
-                                  "value": values})
-                    for key, values in result.word_values.items()
-                )
+                for key, values in result.word_values.items():
+                    word_rows.add(spec.name, column, words, name_pairs(key, names) if spec.pair_keyed else key,
+                                  values)
         if on_metric_done is not None:
             on_metric_done()
+    del memo
     details = pd.DataFrame(rows, columns=DETAIL_COLUMNS).astype(
         {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
     draws = {}
@@ -280,8 +410,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
         fingerprint=table.fingerprint(),
         lookups=table.lookup_frame(),
         details=details,
-        word_bias=pd.concat(word_frames, ignore_index=True) if word_frames
-        else pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"}),
+        word_bias=word_rows.frame(),
         draws=draws,
     )
 

@@ -113,6 +113,10 @@ class VectorTable:
             (found if w in self._row else missing).append(w)
         return found, missing
 
+    def rows(self, words: Sequence[str]) -> np.ndarray:
+        """Row indices of ``words`` (all found) in :attr:`words`, as an int64 array."""
+        return np.fromiter((self._row[w] for w in words), dtype=np.int64, count=len(words))
+
     def unit_vectors(self, words: Sequence[str]) -> np.ndarray:
         return self.unit[[self._row[w] for w in words]]
 

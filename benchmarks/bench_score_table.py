@@ -1,0 +1,88 @@
+"""Scoring one model's table: seconds of ``score_table`` per model on the default run's plan.
+
+    python benchmarks/bench_score_table.py [--repeat 3] [--profile]
+
+Builds the default run's plan (default queries, all twelve metrics, 10 000 WEAT
+permutations), reads GloVe 6B 50d, the WEAT subset of word2vec GoogleNews (300d) and a
+seeded random 384-d table over the run's words, and times
+:func:`wefe_same.scoring.model.score_table` on each (RNSB's classifier cache emptied
+before every call, so each call trains its classifiers as a run's first model does).
+No model file is read inside the timing. It prints the median seconds per model, and a
+sha256 of each model's details and word-level tables (every value written as ``repr``):
+run it on two commits and the digests say whether any score changed. The median CPU
+seconds (all threads) beside the wall time are less sensitive to a busy machine; with
+``OPENBLAS_NUM_THREADS=1`` they are the work itself.
+
+Measured against the parent of the speed-up (3b393c3), on the same machine and the same
+minute: see benchmarks/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import hashlib
+import pstats
+import statistics
+import sys
+import time
+
+import numpy as np
+from _common import fmt_times, header, median_time
+
+
+def digest(scores) -> str:
+    """sha256 over the details and word-level tables, floats at full precision."""
+    h = hashlib.sha256()
+    for frame in (scores.details, scores.word_bias):
+        h.update(frame.to_csv(index=False, float_format="%r").encode())
+        h.update(repr(list(frame.dtypes.astype(str))).encode())
+    return h.hexdigest()[:16]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--profile", action="store_true", help="cProfile one call per model (top 25 by own time)")
+    args = parser.parse_args()
+    header("score_table per model, default run's plan")
+
+    from wefe_same.metrics import rnsb
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.sources import ArraySource
+    from wefe_same.run.config import RankConfig
+    from wefe_same.run.plan import make_plan
+    from wefe_same.scoring.model import score_table
+    from wefe_same.scoring.vectors import build_table
+
+    plan = make_plan(RankConfig())
+    words = sorted(plan.words)
+    print(f"plan: {sum(len(s) for _, s in plan.subqueries)} subqueries over {len(plan.specs)} metrics, "
+          f"{len(words)} words")
+    rng = np.random.default_rng(0)
+    sources = [resolve_model("glove-6b-50d"), resolve_model("word2vec-gnews-weat"),
+               ArraySource("random-384d", words, rng.standard_normal((len(words), 384)))]
+    for source in sources:
+        table = build_table(source, words)
+
+        cpu: list[float] = []
+
+        def once(table=table, cpu=cpu):
+            rnsb._CLASSIFIERS.clear()
+            start = time.process_time()
+            out = score_table(table, plan)
+            cpu.append(time.process_time() - start)
+            return out
+
+        if args.profile:
+            prof = cProfile.Profile()
+            prof.runcall(once)
+            pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+        median, times, scores = median_time(once, args.repeat)
+        print(f"{table.model:22s} {len(table.words):5d} words  d={table.dim:3d}  score_table {median:.3f} s "
+              f"(runs: {fmt_times(times)}; CPU {statistics.median(cpu):.3f} s)  digest {digest(scores)}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

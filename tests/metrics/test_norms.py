@@ -1,0 +1,81 @@
+"""safe_norm's plain fast path gives the scaled algorithm's bits, and the scaled one where it must."""
+
+import numpy as np
+import pytest
+
+from wefe_same.metrics._norms import _plain_norm, safe_norm, scaled_norm
+
+
+def _cases():
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((40, 300))
+    yield "embeddings", base
+    yield "unit rows", base / np.linalg.norm(base, axis=1, keepdims=True)
+    yield "differences", base[:20] - base[20:].mean(axis=0)
+    yield "one row", base[:1]
+    yield "odd length", rng.standard_normal((7, 13)) * 1e-3
+    for k in (-600, -520, -500, -300, 300, 500, 510, 520):
+        yield f"scaled 2^{k}", base * 2.0**k
+    mixed = base.copy()
+    mixed[3, 7] = 1e-170  # its square underflows
+    mixed[5, 0] = 1e-160  # its square is normal, but not once scaled with a peak ~4
+    yield "tiny entries", mixed
+    zeros = base.copy()
+    zeros[:, :100] = 0.0
+    zeros[2] = 0.0
+    yield "zero entries and rows", zeros
+    spread = rng.standard_normal((10, 50))
+    spread[:, 0] = 1e250  # the scaled squares of the other entries are subnormal
+    yield "wide spread", spread
+    special = base[:4].copy()
+    special[1, 1], special[2, 2], special[3, 3] = np.inf, np.nan, 1e308
+    yield "inf, nan, overflow", special
+
+
+@pytest.mark.parametrize("name,x", list(_cases()), ids=[name for name, _ in _cases()])
+@pytest.mark.parametrize("axis", [1, 0, None])
+def test_safe_norm_is_the_scaled_algorithm_bit_for_bit(name, x, axis):
+    if axis is None:
+        x = x[0]
+    with np.errstate(all="ignore"):
+        expected = scaled_norm(x, axis)
+    got = safe_norm(x, axis=axis, keepdims=True)
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(got, expected)  # equal bits (NaN where NaN)
+    plain = _plain_norm(x, axis)  # the fast path on its own (safe_norm skips it on small arrays)
+    if plain is not None:
+        assert plain.tobytes() == expected.tobytes()
+    fortran = np.asfortranarray(x)  # summed in another order: its own reference
+    with np.errstate(all="ignore"):
+        np.testing.assert_array_equal(safe_norm(fortran, axis=axis, keepdims=True), scaled_norm(fortran, axis))
+
+
+def test_random_magnitudes_zeros_and_lengths():
+    rng = np.random.default_rng(1)
+    taken = 0
+    for _ in range(2000):
+        n, d = rng.integers(1, 30), rng.integers(1, 400)
+        x = rng.standard_normal((n, d)) * 2.0 ** rng.integers(-540, 540, size=(n, 1))
+        if rng.random() < 0.3:
+            x[rng.random((n, d)) < 0.2] = 0.0
+        if rng.random() < 0.2:
+            x *= 2.0 ** rng.integers(-600, 10, size=(n, d))
+        for axis in (0, 1, None):
+            y = x[0] if axis is None else x
+            plain = _plain_norm(y, axis)
+            if plain is not None:
+                taken += 1
+                with np.errstate(all="ignore"):
+                    assert plain.tobytes() == scaled_norm(y, axis).tobytes()
+    assert taken > 1000
+
+
+def test_the_fast_path_is_taken_on_ordinary_vectors_and_refused_on_extreme_ones():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((5, 8))
+    assert _plain_norm(x, 1) is not None
+    x[0, 0] = 0.0
+    assert _plain_norm(x, 1) is not None  # a zero entry is harmless
+    x[1, 1] = 1e-170
+    assert _plain_norm(x, 1) is None
+    assert _plain_norm(rng.standard_normal((5, 8)) * 1e200, 1) is None

@@ -1,0 +1,66 @@
+"""Shortcuts taken for speed give the bits of the computation they replace."""
+
+import warnings
+
+import numpy as np
+from scipy.stats import spearmanr
+
+from wefe_same.metrics import direct_bias as db
+from wefe_same.metrics.ect import spearman_rho
+
+
+def test_spearman_rho_is_scipys_statistic_bit_for_bit():
+    rng = np.random.default_rng(0)
+    for _ in range(800):
+        n = int(rng.integers(2, 60))
+        x = rng.standard_normal(n)
+        y = x * rng.standard_normal() + rng.standard_normal(n) * rng.random()
+        if rng.random() < 0.3:
+            x = np.round(x, 1)  # ties
+        if rng.random() < 0.3:
+            y = np.round(y, 1)
+        if rng.random() < 0.05:
+            y[0] = np.nan
+        if rng.random() < 0.05:
+            x[:] = 1.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            expected = spearmanr(x, y).statistic
+        got = spearman_rho(x, y)
+        assert got == expected or (np.isnan(got) and np.isnan(expected))
+
+
+def test_direct_bias_is_the_same_from_a_warm_svd_cache():
+    rng = np.random.default_rng(1)
+    groups = [rng.standard_normal((6, 30)) for _ in range(3)]
+    T = rng.standard_normal((9, 30))
+    db._SVDS.clear()
+    cold = db.direct_bias(T, *groups)
+    warm = db.direct_bias(T, *groups)
+    assert warm.value == cold.value and warm.details == cold.details
+    assert warm.word_values["b"].tobytes() == cold.word_values["b"].tobytes()
+    components, _ = db.pca_subspace(np.stack(groups), 2)
+    components[:] = 0.0  # the caller's copy: the cached SVD is untouched
+    assert db.direct_bias(T, *groups).value == cold.value
+
+
+def test_rnsb_remembers_the_digest_of_read_only_arrays_only():
+    import hashlib
+
+    from wefe_same.metrics import rnsb
+
+    fixed = np.random.default_rng(2).standard_normal((5, 3))
+    fixed.flags.writeable = False
+    free = fixed.copy()
+    expected = hashlib.sha1(fixed.tobytes()).hexdigest()
+
+    def remembered(M):
+        entry = rnsb._DIGESTS.get(id(M))
+        return entry is not None and entry[0]() is M
+
+    assert rnsb._digest(fixed) == rnsb._digest(free) == expected
+    assert remembered(fixed) and not remembered(free)
+    free[0, 0] = 1.0  # a writable array is hashed again every time
+    assert rnsb._digest(free) != expected
+    view = np.ndarray.view(fixed)  # read-only, but its data belongs to another array
+    assert not view.flags.owndata and rnsb._digest(view) == expected and not remembered(view)
