@@ -33,8 +33,8 @@ def _fresh():
     tokens.forget()
 
 
-def _backend(folder, options=LoadOptions()):
-    source = resolve_model(f"hf:{folder}", options)
+def _backend(folder):
+    source = resolve_model(f"hf:{folder}")
     return source, source._load()
 
 
