@@ -166,3 +166,15 @@ def test_rank_with_cuda_and_no_cuda_device_is_one_line_before_any_work(monkeypat
     assert main(["rank", "--models", "glove-6b-50d", "--device", "cuda", "--out", str(out), "--no-cache"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "torch sees no CUDA device" in err and not out.exists()
+
+
+def test_one_torch_thread_gives_the_same_bytes_and_the_setting_is_restored(tiny):
+    import torch
+
+    before = torch.get_num_threads()
+    default = resolve_model(f"hf:{tiny['bert']}").lookup(TEXTS)
+    one = resolve_model(f"hf:{tiny['bert']}")
+    one.threads = 1
+    got = one.lookup(TEXTS)
+    assert torch.get_num_threads() == before
+    assert all(got[w].tobytes() == default[w].tobytes() for w in default)

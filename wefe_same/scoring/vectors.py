@@ -22,6 +22,7 @@ vocabulary holds is preferred to a vector built from subwords.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -246,8 +247,16 @@ def read_spec(spec: str, options: LoadOptions,
     turn, so the model is let go and its memory handed back before the table is returned.
     """
     from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.encoders import EncoderSource
 
     source = resolve_model(spec, options)
+    if isinstance(source, EncoderSource):
+        # The parent scores the previous model meanwhile: torch leaves it one core. Its
+        # threads spin while they wait for a busy core: with one thread per core, forward
+        # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
+        # the vectors are the same bytes (tests/models/test_tokens.py).
+        source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
+                             else (os.cpu_count() or 2) - 1)
     out = read_table(source, words)
     del source
     release_freed_memory()

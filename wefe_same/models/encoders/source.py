@@ -4,7 +4,8 @@ that uses it) and the ``sbert:`` and ``hf:`` spec builders."""
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
@@ -64,11 +65,13 @@ class EncoderSource(ModelSource):
     open_vocabulary = True
 
     def __init__(self, name: str, settings: EncoderSettings, *, batch_size: int = BATCH_SIZE,
-                 progress: bool | None = None) -> None:
+                 progress: bool | None = None, threads: int | None = None) -> None:
         self.name = name
         self.settings = settings
         self.batch_size = int(batch_size)
         self.progress = progress
+        #: torch's intra-op threads while this source encodes on the CPU (None: torch's own).
+        self.threads = threads
         self._backend: Any = None
         #: The batch size of the last lookup (on CUDA chosen for the device's free memory).
         self.used_batch_size: int | None = None
@@ -168,8 +171,8 @@ class EncoderSource(ModelSource):
         # disable=None: tqdm shows the bar only on a terminal.
         disable = True if len(starts) < 2 else (None if self.progress is None else not self.progress)
         parts = []
-        with tqdm(total=len(texts), disable=disable, unit="text", desc=f"encoding {self.name}",
-                  leave=False) as bar:
+        with _torch_threads(backend, self.threads), tqdm(total=len(texts), disable=disable, unit="text",
+                                                         desc=f"encoding {self.name}", leave=False) as bar:
             for i in starts:
                 chunk = list(texts[i:i + size])
                 if ordered_spans is None:
@@ -265,6 +268,23 @@ class EncoderSource(ModelSource):
         for dist, version in ident["libraries"].items():
             out[dist] = str(version)
         return out
+
+
+@contextmanager
+def _torch_threads(backend: Any, threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` while a torch backend encodes on the CPU,
+    restored afterwards (the setting is the process's)."""
+    if threads is None or isinstance(backend, OnnxBackend) or backend.device != "cpu":
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, int(threads)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _mean_rows(encoded: np.ndarray, rows_of: list[list[int]], words: list[str]) -> dict[str, np.ndarray]:
