@@ -52,7 +52,8 @@ MAX_TEXTS = 300_000
 _ENCODING_STEPS = ("__call__", "_call_one", "_encode_plus", "set_truncation_and_padding", "_convert_encoding",
                    "_get_padding_truncation_strategies", "_switch_to_input_mode")
 
-_LOCK = threading.RLock()  # Dask may read two models of one process in threads
+#: Held while a shared tokenizer is set up and called: Dask may read two models in threads of one process.
+TOKENIZER_LOCK = _LOCK = threading.RLock()
 _TOKENIZERS: OrderedDict[str, Any] = OrderedDict()
 #: (tokenizer key, max_length) → {text: (n, 4) int64 rows of id, type id, start, end}
 _TOKENS: OrderedDict[tuple[str, int], dict[str, np.ndarray]] = OrderedDict()

@@ -24,7 +24,7 @@ from wefe_same.models.encoders.settings import (
     safetensors_only,
     torch_device,
 )
-from wefe_same.models.encoders.tokens import TextTokens, direct, shared_tokenizer, tokenizer_key
+from wefe_same.models.encoders.tokens import TOKENIZER_LOCK, TextTokens, direct, shared_tokenizer, tokenizer_key
 
 
 @contextmanager
@@ -179,14 +179,17 @@ class _HfBackend:
             if batch.cut:
                 self._warn_cut(batch.cut)
             return {k: torch.from_numpy(v) for k, v in batch.arrays.items()}
-        encoded = self.tokenizer(texts, padding=True, return_offsets_mapping=offsets, return_tensors="pt",
-                                 verbose=False)
-        if encoded["input_ids"].shape[1] <= self.max_length:
-            return dict(encoded)
-        lengths = encoded["attention_mask"].sum(dim=1)
-        self._warn_cut([t for t, n in zip(texts, lengths.tolist()) if n > self.max_length])
-        return dict(self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                                   return_offsets_mapping=offsets, return_tensors="pt", verbose=False))
+        with TOKENIZER_LOCK:  # a shared tokenizer's padding and truncation are set per call
+            encoded = self.tokenizer(texts, padding=True, return_offsets_mapping=offsets, return_tensors="pt",
+                                     verbose=False)
+            if encoded["input_ids"].shape[1] <= self.max_length:
+                return dict(encoded)
+            lengths = encoded["attention_mask"].sum(dim=1)
+            long = [t for t, n in zip(texts, lengths.tolist()) if n > self.max_length]
+            encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
+                                     return_offsets_mapping=offsets, return_tensors="pt", verbose=False)
+        self._warn_cut(long)
+        return dict(encoded)
 
     def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
         """One row per text: the pooled vectors (NaN rows where a word pooling finds no token)."""
