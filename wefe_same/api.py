@@ -56,6 +56,7 @@ def rank(
     progress: bool | None = None,
     skip_unloadable: bool = False,
     models_file: str | Path | None = None,
+    device: str = "auto",
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -144,6 +145,10 @@ def rank(
         numeric columns join the run like ``external`` columns (``external:NAME``), the
         others are recorded in the manifest; globs (``hf:zoo/*``) expand in sorted order.
         See :mod:`wefe_same.run.zoo`.
+    device : {"auto", "cpu", "cuda"}
+        Where torch encoders run: ``auto`` on CUDA when torch sees a device (batches sized
+        for its free memory), else the CPU; ``cuda`` without one is refused before any work.
+        Not part of the vectors' cache key (see docs/guide/scale.md).
 
     Returns
     -------
@@ -156,7 +161,7 @@ def rank(
 def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwords: bool = True,
                templates: Sequence[str] | str = (), trust_pickle: bool = False,
                allow_download: bool = False, contexts: str | Path | None = None,
-               contexts_per_word: int = 20, seed: int = 0) -> ModelSource:
+               contexts_per_word: int = 20, seed: int = 0, device: str = "auto") -> ModelSource:
     """The model ``spec`` as a ranking run sees it, to inspect or save its vectors.
 
     ``spec`` is anything :func:`rank` takes as a model: a catalog name, a path,
@@ -176,6 +181,7 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     """
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders.contexts import template_options
+    from wefe_same.models.encoders.settings import check_device
     from wefe_same.models.specs import LoadOptions
     from wefe_same.run.choices import UNICODE_ERRORS
     from wefe_same.validation import check_bool, check_choice, check_int
@@ -183,13 +189,14 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     func = "load_model"
     check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
     check_int(seed, "seed", func, minimum=0)
+    checked_device = check_device(device, func)
     options = LoadOptions(
         trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
         unicode_errors=check_choice(unicode_errors, "unicode_errors", func, UNICODE_ERRORS),
         subwords=check_bool(subwords, "subwords", func),
         allow_download=check_bool(allow_download, "allow_download", func),
         contexts=None if contexts is None else str(contexts), contexts_per_word=contexts_per_word, seed=seed,
-        **template_options(templates))  # type: ignore[arg-type]
+        device=checked_device, **template_options(templates))  # type: ignore[arg-type]
     return resolve_model(spec, options)
 
 

@@ -33,7 +33,8 @@ class _Parser(argparse.ArgumentParser):
 def _load_arguments(args: argparse.Namespace) -> dict:
     """Model-loading options shared by the commands that read models, as ``load_model`` takes them."""
     options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-               "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args)}
+               "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args),
+               "device": args.device}
     if args.contexts is not None:
         options.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
     return options
@@ -288,6 +289,9 @@ def _add_load_options(p: argparse.ArgumentParser) -> None:
                         "encoder weights that exist only as pytorch_model.bin")
     p.add_argument("--allow-download", action="store_true",
                    help="let encoder models be fetched from the Hugging Face hub (default: offline)")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                   help="where torch encoders run: auto (default) a CUDA device when torch sees one, else the "
+                        "CPU; cuda without one is an error before any work")
 
 
 def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:

@@ -53,6 +53,9 @@ class LoadOptions:
         At most this many context sentences per word, drawn with ``seed``.
     seed : int
         Seeds the draw of context sentences.
+    device : {"auto", "cpu", "cuda"}
+        Where torch encoders run: ``auto`` (default) on CUDA when torch sees a device,
+        else the CPU (:func:`wefe_same.models.encoders.settings.torch_device`).
     """
 
     trust_pickle: bool = False
@@ -66,6 +69,7 @@ class LoadOptions:
     contexts: str | None = None
     contexts_per_word: int = 20
     seed: int = 0
+    device: Literal["auto", "cpu", "cuda"] = "auto"
 
 
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")

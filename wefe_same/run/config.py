@@ -26,6 +26,7 @@ import pandas as pd
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
+from wefe_same.models.encoders.settings import Device, check_device
 from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
@@ -100,6 +101,7 @@ class RankConfig:
     progress: bool | None = None
     skip_unloadable: bool = False
     models_file: str | Path | None = None
+    device: Device = "auto"
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -166,6 +168,7 @@ class RankConfig:
                                         f"Got {self.cache!r} instead.")
         if self.progress is not None:
             check_bool(self.progress, "progress", FUNC)
+        check_device(self.device, FUNC)  # 'cuda' without a CUDA device fails here, before any work
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
@@ -178,7 +181,8 @@ class RankConfig:
         return LoadOptions(trust_pickle=self.trust_pickle, unicode_errors=self.unicode_errors,
                            subwords=self.subwords, allow_download=self.allow_download, cache=self._encoder_cache(),
                            contexts=self.contexts, contexts_per_word=self.contexts_per_word,  # type: ignore[arg-type]
-                           seed=self.seed, **template_options(self.templates))  # type: ignore[arg-type]
+                           seed=self.seed, device=self.device,
+                           **template_options(self.templates))  # type: ignore[arg-type]
 
     def _encoder_cache(self) -> bool | str:
         """LoadOptions.cache: False with the cache off, True for the default directory, else the path."""
@@ -208,7 +212,8 @@ class RankConfig:
                 "external": None if external is None else
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
                 "higher_is_better": list(self.higher_is_better), "skip_unloadable": self.skip_unloadable,
-                "models_file": None if self.models_file is None else str(self.models_file)}
+                "models_file": None if self.models_file is None else str(self.models_file),
+                "device": self.device}
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""

@@ -22,6 +22,7 @@ vocabulary holds is preferred to a vector built from subwords.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -174,7 +175,7 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
     candidates: dict[str, list[tuple[LookupStatus, str]]] = {
         w: [("exact", w)] if open_vocabulary else _candidates(w) for w in words}
     found, subword = lookup_with_status(source, {form for cands in candidates.values() for _, form in cands})
-    vectors: dict[str, np.ndarray] = {}
+    hits: list[tuple[str, LookupStatus, str]] = []
     lookups: list[Lookup] = []
     for w in words:
         hit = next(((status, form) for status, form in candidates[w] if form in found and form not in subword),
@@ -183,25 +184,54 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
             hit = next((("subword", form) for _, form in candidates[w] if form in subword), None)
         if hit is None:
             lookups.append(Lookup(w, None, "missing"))
-            continue
-        status, form = hit
-        vec = np.asarray(found[form], dtype=np.float64)
-        if not np.all(np.isfinite(vec)):
-            lookups.append(Lookup(w, form, "non-finite vector"))
-            continue
-        if not np.any(vec):
-            lookups.append(Lookup(w, form, "zero vector"))
-            continue
-        # finite entries whose norm exceeds the largest float (safe_norm only when the plain sum of
-        # squares overflows: it is ~100x slower, and this runs once per word)
-        with np.errstate(over="ignore"):
-            overflows = not np.isfinite(vec @ vec)
-        if overflows and not np.isfinite(safe_norm(vec)):
-            lookups.append(Lookup(w, form, "non-finite vector"))
-            continue
-        vectors[w] = vec
-        lookups.append(Lookup(w, form, status))
+        else:
+            hits.append((w, *hit))
+    vectors: dict[str, np.ndarray] = {}
+    for (w, status, form), (vec, problem) in zip(hits, _checked([found[form] for _, _, form in hits])):
+        if problem is not None:
+            lookups.append(Lookup(w, form, problem))
+        else:
+            vectors[w] = vec
+            lookups.append(Lookup(w, form, status))
     return VectorTable(source.name, vectors, lookups)
+
+
+def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
+    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable).
+
+    Checked for all vectors at once when they have one shape (NumPy calls per table, not
+    per word); a norm that overflows the plain sum of squares is checked again with
+    :func:`~wefe_same.metrics._norms.safe_norm` (~100x slower, so only then): finite
+    entries whose norm exceeds the largest float are "non-finite vector".
+    """
+    vecs = [np.asarray(v, dtype=np.float64) for v in raw]
+    if not vecs:
+        return []
+    finite: np.ndarray
+    nonzero: np.ndarray
+    overflows: np.ndarray
+    if all(v.ndim == 1 and v.shape == vecs[0].shape for v in vecs):
+        matrix = np.stack(vecs)
+        finite = np.asarray(np.isfinite(matrix).all(axis=1))
+        nonzero = np.asarray(matrix.any(axis=1))
+        with np.errstate(over="ignore", invalid="ignore"):
+            overflows = ~np.isfinite(np.einsum("ij,ij->i", matrix, matrix))
+    else:  # ragged vectors: one at a time (the table's stacking names the problem later)
+        finite = np.array([bool(np.all(np.isfinite(v))) for v in vecs])
+        nonzero = np.array([bool(np.any(v)) for v in vecs])
+        with np.errstate(over="ignore", invalid="ignore"):
+            overflows = np.array([not np.isfinite(np.sum(v * v)) for v in vecs])
+    out: list[tuple[np.ndarray, LookupStatus | None]] = []
+    for vec, ok, any_value, over in zip(vecs, finite.tolist(), nonzero.tolist(), overflows.tolist()):
+        if not ok:
+            out.append((vec, "non-finite vector"))
+        elif not any_value:
+            out.append((vec, "zero vector"))
+        elif over and not np.isfinite(safe_norm(vec)):
+            out.append((vec, "non-finite vector"))
+        else:
+            out.append((vec, None))
+    return out
 
 
 def read_table(source: ModelSource,
@@ -221,8 +251,16 @@ def read_spec(spec: str, options: LoadOptions,
     turn, so the model is let go and its memory handed back before the table is returned.
     """
     from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.encoders import EncoderSource
 
     source = resolve_model(spec, options)
+    if isinstance(source, EncoderSource):
+        # The parent scores the previous model meanwhile: torch leaves it one core. Its
+        # threads spin while they wait for a busy core: with one thread per core, forward
+        # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
+        # the vectors are the same bytes (tests/models/test_tokens.py).
+        source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
+                             else (os.cpu_count() or 2) - 1)
     out = read_table(source, words)
     del source
     release_freed_memory()

@@ -70,8 +70,9 @@ found and loaded with ``HF_HUB_OFFLINE=1`` (:func:`hub_offline`).
 How a word is encoded
 ---------------------
 In evaluation mode (no dropout), under ``torch.inference_mode()``, in batches of
-:data:`BATCH_SIZE` distinct texts sorted by length (less padding), on CUDA when present: the same words give the
-same bytes on the same machine and libraries. The cache key (:meth:`EncoderSource.identity`)
+:data:`BATCH_SIZE` distinct texts sorted by length (less padding), on CUDA when present
+(``device``: ``auto``, ``cpu`` or ``cuda``; on CUDA larger batches, sized from its free memory): the
+same words give the same bytes on the same machine, device and libraries. The cache key (:meth:`EncoderSource.identity`)
 holds the sha256 of the model's files (computed once, then remembered by file stats),
 the hub revision of a cached snapshot, the settings and the library versions.
 
@@ -91,7 +92,8 @@ per word (``[contexts=reddit.txt:20]``). A ``NAME=`` given by the user is used a
 Modules: :mod:`.settings` (spec options, templates, names, locations, weights),
 :mod:`.contexts` (templates, template sets, context sentences), :mod:`.vary` (``--vary``),
 :mod:`.source` (:class:`EncoderSource`, the ``sbert:``/``hf:`` builders),
-:mod:`.torch_backends`, :mod:`.onnx`, :mod:`.parts` (models split over several
+:mod:`.torch_backends`, :mod:`.tokens` (tokenizers and tokenized texts shared by the
+models of a process), :mod:`.onnx`, :mod:`.parts` (models split over several
 packages) and :mod:`.hashing` (the files' sha256, remembered by file stats).
 
 The heavy libraries (torch, transformers, sentence-transformers, onnxruntime) are

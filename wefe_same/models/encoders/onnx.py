@@ -37,8 +37,9 @@ class OnnxBackend:
             self.tokenizer.enable_truncation(max_length=int(s.max_length))
         else:
             self.tokenizer.no_truncation()
-        providers = [p for p in ("CUDAExecutionProvider", "CPUExecutionProvider")
-                     if p in ort.get_available_providers()]
+        # --device cpu keeps onnxruntime on the CPU; otherwise its CUDA provider when installed.
+        wanted = ("CPUExecutionProvider",) if s.device == "cpu" else ("CUDAExecutionProvider", "CPUExecutionProvider")
+        providers = [p for p in wanted if p in ort.get_available_providers()]
         options = ort.SessionOptions()
         options.log_severity_level = 3  # errors only
         try:
@@ -56,6 +57,10 @@ class OnnxBackend:
         self.output = tokens[0].name
         dim = tokens[0].shape[-1]
         self.dim = dim if isinstance(dim, int) else None
+
+    def batch_size(self, texts: Any, default: int) -> int:
+        """The source's batch size (onnxruntime sizes its own buffers)."""
+        return default
 
     def feeds(self, texts: list[str]) -> dict[str, np.ndarray]:
         """The graph's inputs for ``texts``, padded to the longest (pad id 0, mask 0)."""

@@ -18,6 +18,9 @@ from typing import Literal
 from wefe_same.errors import ModelError
 
 Backend = Literal["sbert", "hf", "onnx"]
+#: Where torch encoders run: ``auto`` is CUDA when torch sees a device, else the CPU.
+Device = Literal["auto", "cpu", "cuda"]
+DEVICES: tuple[Device, ...] = ("auto", "cpu", "cuda")
 Pooling = Literal["mean", "cls", "last", "word-mean", "word-first", "word-last"]
 #: ``layer=``: one index into ``hidden_states``, or an inclusive range (mean of those layers).
 Layer = int | tuple[int, int]
@@ -33,6 +36,8 @@ NOT_LOCAL = (
 NO_FOLDER = "model spec {spec!r}: no such folder {location}"
 BAD_TEMPLATE = "template {template!r}: {problem}"
 DOWNLOAD_FAILED = "model spec {spec!r}: cannot download {location!r} ({error})"
+NO_CUDA = ("device 'cuda' (--device cuda): torch sees no CUDA device ({why}); use --device auto (CUDA when "
+           "present, else the CPU) or --device cpu")
 
 #: Words or sentences per forward pass. Single words are a few tokens each, so a batch of
 #: 256 pads little and halves the per-call overhead of 32 (sentence-transformers' default):
@@ -117,6 +122,65 @@ def require(module: str, what: str) -> None:
     """
     if importlib.util.find_spec(module) is None:
         raise ModelError(MISSING_LIBRARY.format(what=what, module=module))
+
+
+def torch_device(device: Device) -> str:
+    """The torch device an encoder runs on: ``cpu``, or ``cuda`` (``auto`` when torch sees one).
+
+    ``cuda`` without a CUDA device is a :class:`ModelError` (:func:`check_device` raises it
+    before any work).
+    """
+    if device == "cpu":
+        return "cpu"
+    if importlib.util.find_spec("torch") is None:
+        if device == "cuda":
+            raise ModelError(NO_CUDA.format(why="torch is not installed: " + TEXT_EXTRA))
+        return "cpu"
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    if device == "cuda":
+        cuda = torch.version.cuda
+        build = "a CPU-only build" if cuda is None else f"built for CUDA {cuda}, no GPU found"
+        raise ModelError(NO_CUDA.format(why=f"torch {torch.__version__}, {build}"))
+    return "cpu"
+
+
+def check_device(device: object, func: str) -> Device:
+    """``device`` if it is one of :data:`DEVICES`, and for ``cuda`` a device torch sees."""
+    from wefe_same.validation import check_choice
+
+    checked: Device = check_choice(device, "device", func, DEVICES)
+    if checked == "cuda":
+        torch_device(checked)
+    return checked
+
+
+#: CUDA batches: at least CPU's, at most this many texts (beyond, a batch saves nothing).
+MAX_CUDA_BATCH = 8192
+
+
+def cuda_batch_size(free_bytes: int, hidden_size: int, n_layers: int, tokens: int) -> int:
+    """Texts per forward pass on a CUDA device with ``free_bytes`` free: a quarter of the free
+    memory over what one text of ``tokens`` positions holds at the pass's peak, a power of
+    two between :data:`BATCH_SIZE` and :data:`MAX_CUDA_BATCH`.
+
+    A text holds float32 hidden states of every layer (kept when ``layer`` is not the last),
+    the current layer's query, key, value, feed-forward (4x) and output buffers (16 more
+    hidden-size vectors per token, with room to spare) and its attention scores (a head per
+    64 hidden units, scores and probabilities).
+
+    >>> cuda_batch_size(80 * 2**30, 768, 12, 16), cuda_batch_size(80 * 2**30, 768, 12, 128)
+    (8192, 1024)
+    >>> cuda_batch_size(2 * 2**30, 768, 12, 512)
+    256
+    """
+    tokens, hidden = max(1, tokens), max(1, hidden_size)
+    per_text = 4 * tokens * (hidden * (max(1, n_layers) + 1 + 16) + 2 * tokens * max(1, hidden // 64))
+    fits = max(1, free_bytes // 4 // per_text)
+    size = 1 << (int(fits).bit_length() - 1)
+    return int(min(MAX_CUDA_BATCH, max(BATCH_SIZE, size)))
 
 
 # --------------------------------------------------------------------------- specs
@@ -374,6 +438,9 @@ class EncoderSettings:
         Seeds the draw of context sentences.
     trust_pickle : bool
         Allow ``pytorch_model.bin`` (pickled) weights; not part of the identity.
+    device : {"auto", "cpu", "cuda"}
+        Where a torch encoder runs (``auto``: CUDA when present); not part of the identity
+        (the manifest records it; see :meth:`EncoderSource.identity`).
     """
 
     backend: Backend
@@ -398,6 +465,7 @@ class EncoderSettings:
     contexts_per_word: int = 20
     seed: int = 0
     trust_pickle: bool = False
+    device: Device = "auto"
 
 
 def _check_layer(spec: str, layer: Layer, n_layers: int) -> None:

@@ -3,9 +3,9 @@ that uses it) and the ``sbert:`` and ``hf:`` spec builders."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
@@ -22,7 +22,6 @@ from wefe_same.models.encoders.settings import (
     _LIBRARIES,
     BATCH_SIZE,
     WORD_POOLINGS,
-    Backend,
     EncoderSettings,
     Layer,
     Location,
@@ -37,6 +36,7 @@ from wefe_same.models.encoders.settings import (
     parse_options,
     require,
     settings_label,
+    torch_device,
 )
 from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
 from wefe_same.models.specs import LoadOptions
@@ -65,12 +65,16 @@ class EncoderSource(ModelSource):
     open_vocabulary = True
 
     def __init__(self, name: str, settings: EncoderSettings, *, batch_size: int = BATCH_SIZE,
-                 progress: bool | None = None) -> None:
+                 progress: bool | None = None, threads: int | None = None) -> None:
         self.name = name
         self.settings = settings
         self.batch_size = int(batch_size)
         self.progress = progress
+        #: torch's intra-op threads while this source encodes on the CPU (None: torch's own).
+        self.threads = threads
         self._backend: Any = None
+        #: The batch size of the last lookup (on CUDA chosen for the device's free memory).
+        self.used_batch_size: int | None = None
         #: Per word, how many context sentences the last lookup found (``contexts`` only).
         self.context_counts: dict[str, int] | None = None
 
@@ -130,12 +134,14 @@ class EncoderSource(ModelSource):
         keys = sorted({item if word_level else (item[0], ()) for w in words for item in texts[w]})
         row = {k: i for i, k in enumerate(keys)}
         encoded = self._encode(backend, [k[0] for k in keys], [k[1] for k in keys] if word_level else None)
+        if not word_level:
+            return _mean_rows(encoded, [[row[(item[0], ())] for item in texts[w]] for w in words], words)
         out = {}
         for w in words:
             if not texts[w]:
                 continue
-            rows = encoded[[row[item if word_level else (item[0], ())] for item in texts[w]]].astype(np.float64)
-            rows = rows[np.isfinite(rows).all(axis=1)] if word_level else rows
+            rows = encoded[[row[item] for item in texts[w]]].astype(np.float64)
+            rows = rows[np.isfinite(rows).all(axis=1)]
             if len(rows):
                 out[w] = rows.mean(axis=0)
         return out
@@ -159,19 +165,20 @@ class EncoderSource(ModelSource):
         order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), texts[i], spans[i] if spans else ()))
         texts = [texts[i] for i in order]
         ordered_spans = [spans[i] for i in order] if spans is not None else None
-        starts = range(0, len(texts), self.batch_size)
+        # CPU: batch_size; CUDA: as many texts as the device's free memory holds.
+        size = self.used_batch_size = backend.batch_size(texts, self.batch_size)
+        starts = range(0, len(texts), size)
         # disable=None: tqdm shows the bar only on a terminal.
         disable = True if len(starts) < 2 else (None if self.progress is None else not self.progress)
         parts = []
-        with tqdm(total=len(texts), disable=disable, unit="text", desc=f"encoding {self.name}",
-                  leave=False) as bar:
+        with _torch_threads(backend, self.threads), tqdm(total=len(texts), disable=disable, unit="text",
+                                                         desc=f"encoding {self.name}", leave=False) as bar:
             for i in starts:
-                chunk = list(texts[i:i + self.batch_size])
+                chunk = list(texts[i:i + size])
                 if ordered_spans is None:
                     parts.append(np.asarray(backend.encode(chunk), dtype=np.float32))
                 else:
-                    parts.append(np.asarray(backend.encode(chunk, ordered_spans[i:i + self.batch_size]),
-                                            dtype=np.float32))
+                    parts.append(np.asarray(backend.encode(chunk, ordered_spans[i:i + size]), dtype=np.float32))
                 bar.update(len(chunk))
         encoded = np.vstack(parts)
         restored = np.empty_like(encoded)
@@ -193,6 +200,11 @@ class EncoderSource(ModelSource):
         key["name_templates"] = list(s.name_templates)
         key["layer"] = layer_text(s.layer)
         key.pop("trust_pickle", None)  # where the weights may come from, not what they are
+        # Where they are computed, not what they are: CPU and CUDA vectors differ in the last
+        # float32 bits only (as two CPUs' BLAS do, or a batch size), far below any score's
+        # precision, so a cache filled on one device serves the other; the manifest says
+        # which device computed them (describe()).
+        key.pop("device", None)
         key.pop("template_label", None)
         if s.contexts is None:
             for unused in ("contexts", "contexts_per_word", "seed"):
@@ -249,13 +261,50 @@ class EncoderSource(ModelSource):
                 counts = self.context_counts
                 out["context_counts"] = json.dumps(counts, ensure_ascii=False, sort_keys=True)
                 out["words_without_context"] = str(sum(1 for n in counts.values() if n == 0))
-        out["batch_size"] = str(self.batch_size)
-        out["device"] = self._backend.device if self._backend is not None else _default_device(s.backend)
+        out["batch_size"] = str(self.used_batch_size or self.batch_size)
+        out["device"] = self._backend.device if self._backend is not None else _default_device(s)
         if self._backend is not None and self._backend.dim:
             out["dim"] = str(self._backend.dim)
         for dist, version in ident["libraries"].items():
             out[dist] = str(version)
         return out
+
+
+@contextmanager
+def _torch_threads(backend: Any, threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` while a torch backend encodes on the CPU,
+    restored afterwards (the setting is the process's)."""
+    if threads is None or isinstance(backend, OnnxBackend) or backend.device != "cpu":
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, int(threads)))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _mean_rows(encoded: np.ndarray, rows_of: list[list[int]], words: list[str]) -> dict[str, np.ndarray]:
+    """{word: float64 mean of its rows of ``encoded``}, words with no row left out.
+
+    The words with the same number of rows are averaged together, one NumPy call per
+    count (a word alone: one row, its float64 copy): the same bytes as a ``mean(axis=0)``
+    per word (both add the rows in order, then divide), without a NumPy call per word.
+    """
+    by_count: dict[int, list[int]] = {}
+    for i, rows in enumerate(rows_of):
+        if rows:
+            by_count.setdefault(len(rows), []).append(i)
+    out: dict[str, np.ndarray] = {}
+    for count, members in by_count.items():
+        index = np.array([rows_of[i] for i in members], dtype=np.intp)  # (words, count)
+        block = encoded[index].astype(np.float64)  # (words, count, d)
+        means = block[:, 0] if count == 1 else block.mean(axis=1)
+        out.update(zip((words[i] for i in members), means))
+    return dict(sorted(out.items()))
 
 
 def _model_files_sha256(s: EncoderSettings, folder: Path) -> dict[str, str]:
@@ -264,14 +313,10 @@ def _model_files_sha256(s: EncoderSettings, folder: Path) -> dict[str, str]:
     return files_sha256(folder_files(folder), folder, store_dir=encoder_cache(s))
 
 
-def _default_device(backend: Backend) -> str:
-    if backend == "onnx":
+def _default_device(s: EncoderSettings) -> str:
+    if s.backend == "onnx":
         return "CPUExecutionProvider"
-    if importlib.util.find_spec("torch") is None:
-        return "cpu"
-    import torch
-
-    return "cuda" if torch.cuda.is_available() else "cpu"
+    return torch_device(s.device)
 
 
 def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: str,
@@ -304,10 +349,11 @@ def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: 
 
 
 def context_settings(options: LoadOptions) -> dict[str, Any]:
-    """The EncoderSettings fields that say what text a word is encoded in (beside ``templates``)."""
+    """The EncoderSettings fields every encoder takes from the run's options: what text a word
+    is encoded in (beside ``templates``), and the device it runs on."""
     return {"name_templates": check_templates(options.name_templates), "template_label": options.template_label,
             "contexts": None if options.contexts is None else str(Path(options.contexts).resolve()),
-            "contexts_per_word": options.contexts_per_word, "seed": options.seed}
+            "contexts_per_word": options.contexts_per_word, "seed": options.seed, "device": options.device}
 
 
 def source_label(s: EncoderSettings, *, default_pooling: str = "mean") -> str:

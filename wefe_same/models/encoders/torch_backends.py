@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from wefe_same.cachedir import encoders_dir
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.encoders.settings import (
     DOWNLOAD_FAILED,
@@ -18,9 +19,12 @@ from wefe_same.models.encoders.settings import (
     Layer,
     Location,
     _check_layer,
+    cuda_batch_size,
     require,
     safetensors_only,
+    torch_device,
 )
+from wefe_same.models.encoders.tokens import TOKENIZER_LOCK, TextTokens, direct, shared_tokenizer, tokenizer_key
 
 
 @contextmanager
@@ -71,10 +75,9 @@ class _SbertBackend:
     def __init__(self, s: EncoderSettings, loc: Location) -> None:
         require("torch", f"model spec {s.spec!r}")
         require("sentence_transformers", f"model spec {s.spec!r}")
-        import torch
         from sentence_transformers import SentenceTransformer
 
-        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch_device(s.device)
         target = loc.target
         with _loading(s.spec, loc):
             self.model = SentenceTransformer(
@@ -85,6 +88,15 @@ class _SbertBackend:
         self.model.eval()
         dimension = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         self.dim = dimension()
+
+    def batch_size(self, texts: Sequence[str], default: int) -> int:
+        """``default`` on the CPU; on CUDA as many texts as its free memory holds (a text's
+        tokens estimated from its characters: at most 4 each, byte-level BPE's worst)."""
+        if self.device != "cuda" or not texts:
+            return default
+        limit = int(getattr(self.model, "max_seq_length", None) or 512)
+        tokens = min(limit, 4 * max(len(t) for t in texts) + 2)
+        return _cuda_batch(self.dim or 768, 12, tokens, default)
 
     def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
         """The model's own sentence embedding (its Pooling module); ``spans`` are not used."""
@@ -102,17 +114,18 @@ class _HfBackend:
     def __init__(self, s: EncoderSettings, loc: Location) -> None:
         require("torch", f"model spec {s.spec!r}")
         require("transformers", f"model spec {s.spec!r}")
-        import torch
         from transformers import AutoModel, AutoTokenizer
 
         self.settings = s
-        self.device = "cuda" if torch.cuda.is_available() else "cpu"
+        self.device = torch_device(s.device)
         target = loc.target
         kwargs: dict[str, bool | str] = {"local_files_only": loc.folder is not None or not s.allow_download}
         if loc.folder is None and s.revision:
             kwargs["revision"] = s.revision
+        # One tokenizer object per identical tokenizer files in this process (a zoo shares them).
+        key = None if loc.folder is None else tokenizer_key(loc.folder, encoders_dir(s.cache))
         with _loading(s.spec, loc):
-            self.tokenizer = AutoTokenizer.from_pretrained(target, **kwargs)
+            self.tokenizer = shared_tokenizer(key, lambda: AutoTokenizer.from_pretrained(target, **kwargs))
             self.model = AutoModel.from_pretrained(target, **kwargs, **safetensors_only(s))
         self.model.eval().to(self.device)
         n_layers = getattr(self.model.config, "num_hidden_layers", None)
@@ -134,22 +147,49 @@ class _HfBackend:
         if s.max_length is not None:  # a catalog entry's own limit (sentence-transformers' max_seq_length)
             self.max_length = min(self.max_length, s.max_length)
         self.dim = int(getattr(self.model.config, "hidden_size", 0)) or None
+        # Texts tokenized once per process and tokenizer (tokens.py), when the tokenizer's
+        # encoding steps are transformers' own; else the tokenizer is called per batch.
+        self.tokens = TextTokens(self.tokenizer, key, self.max_length) if direct(self.tokenizer) else None
 
-    def _tokenize(self, texts: list[str], offsets: bool) -> Any:
-        """Padded to the longest text; texts longer than the model's positions are cut to them
-        (with a warning naming how many, and the first)."""
-        batch = self.tokenizer(texts, padding=True, return_offsets_mapping=offsets, return_tensors="pt",
-                               verbose=False)
-        if batch["input_ids"].shape[1] <= self.max_length:
-            return batch
-        lengths = batch["attention_mask"].sum(dim=1)
-        long = [t for t, n in zip(texts, lengths.tolist()) if n > self.max_length]
+    def batch_size(self, texts: Sequence[str], default: int) -> int:
+        """``default`` on the CPU; on CUDA as many texts as its free memory holds
+        (:func:`~wefe_same.models.encoders.settings.cuda_batch_size`)."""
+        if self.device != "cuda" or not texts:
+            return default
+        if self.tokens is not None:
+            tokens = max(len(r) for r in self.tokens.rows(texts))
+        else:
+            tokens = min(self.max_length, 4 * max(len(t) for t in texts) + 2)
+        n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 12)
+        return _cuda_batch(self.dim or 768, n_layers, tokens, default)
+
+    def _warn_cut(self, long: Sequence[str]) -> None:
         warnings.warn(
             f"model spec {self.settings.spec!r}: {len(long)} text(s) are longer than the model's "
             f"{self.max_length} positions and are cut to them (first: {long[0][:80]!r}); a word cut off "
-            "gets no vector from that text", WefeSameWarning, stacklevel=2)
-        return self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
-                              return_offsets_mapping=offsets, return_tensors="pt", verbose=False)
+            "gets no vector from that text", WefeSameWarning, stacklevel=3)
+
+    def _tokenize(self, texts: list[str], offsets: bool) -> dict[str, Any]:
+        """Padded to the longest text; texts longer than the model's positions are cut to them
+        (with a warning naming how many, and the first)."""
+        import torch
+
+        if self.tokens is not None:
+            batch = self.tokens.batch(texts, offsets)
+            if batch.cut:
+                self._warn_cut(batch.cut)
+            return {k: torch.from_numpy(v) for k, v in batch.arrays.items()}
+        with TOKENIZER_LOCK:  # a shared tokenizer's padding and truncation are set per call
+            encoded = self.tokenizer(texts, padding=True, return_offsets_mapping=offsets, return_tensors="pt",
+                                     verbose=False)
+            if encoded["input_ids"].shape[1] <= self.max_length:
+                return dict(encoded)
+            lengths = encoded["attention_mask"].sum(dim=1)
+            long = [t for t, n in zip(texts, lengths.tolist()) if n > self.max_length]
+            encoded = self.tokenizer(texts, padding=True, truncation=True, max_length=self.max_length,
+                                     return_offsets_mapping=offsets, return_tensors="pt", verbose=False)
+        self._warn_cut(long)
+        return dict(encoded)
 
     def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
         """One row per text: the pooled vectors (NaN rows where a word pooling finds no token)."""
@@ -162,7 +202,7 @@ class _HfBackend:
         if word:  # alone (no spans), every character of a text is the word
             selected = word_tokens(batch.pop("offset_mapping"),
                                    spans if spans is not None else [[(0, len(t))] for t in texts])
-        batch = batch.to(self.device)
+        batch = {k: v.to(self.device) for k, v in batch.items()}
         with torch.inference_mode():
             out = self.model(**batch, output_hidden_states=s.layer != -1, return_dict=True)
             hidden = select_layers(out, s.layer)
@@ -171,6 +211,13 @@ class _HfBackend:
             if s.normalize:  # a model that ends in sentence-transformers' Normalize module
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
             return pooled.float().cpu().numpy()
+
+
+def _cuda_batch(hidden_size: int, n_layers: int, tokens: int, default: int) -> int:
+    import torch
+
+    free, _ = torch.cuda.mem_get_info()
+    return max(default, cuda_batch_size(free, hidden_size, n_layers, tokens))
 
 
 def max_positions(model: Any, tokenizer: Any) -> int:
