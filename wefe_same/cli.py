@@ -299,7 +299,8 @@ def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
     p.add_argument("--figures", choices=("paper", "all"), default="paper",
                    help="paper (default): the correlation heatmap and the accumulated rankings (and the "
                         "stability and robustness figures when computed); all: also a score heatmap per "
-                        "metric and a most-biased-words figure per model. A figure whose data did not "
+                        "metric and the most-biased words (a figure per model up to 12 models, one heatmap of "
+                        "every model beyond). A figure whose data did not "
                         "change is copied from the results folder being replaced, not redrawn")
     p.add_argument("--formats", nargs="+", default=None, metavar="FMT",
                    help="figure formats: png, pdf, svg (default: png pdf; with --figures all: all three)")
