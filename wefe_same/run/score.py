@@ -8,8 +8,8 @@ else of it is kept (its source, which holds the whole model once read, and its t
 memory stays flat in the number of models. From the command line, encoder models are
 scored first, in one short-lived worker process, so torch's memory goes back when it
 ends (:func:`_isolated`). A model whose scores are cached is
-never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
-read once, whole (its table's fingerprint is part of the scores key).
+never read: only its ``identity()`` (file stats) is computed, and its vectors entry's
+header gives its table's fingerprint (part of the scores key) without reading the vectors.
 
 With ``plan.shared_words`` a run has two stages: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
@@ -158,12 +158,14 @@ def score_models(
                 if plan.shared_words:  # every table is needed for the shared vocabulary
                     _cached_table(model, cache)
                     continue
-                _cached_table(model, cache)  # read once: its fingerprint keys the scores
-                if model.table is not None:
-                    model.scores = compact(cache.get_scores(_scores_key(model, model.table.fingerprint(), scoring)))
-                    if model.scores is not None:
-                        model.status, model.source, model.table = "hit", None, None
-                    # else new scoring options: the vectors read are scored again
+                # The table's fingerprint keys the scores: read from the vectors entry's header
+                # (the vectors themselves are read only when the scores are not there).
+                fingerprint = cache.vectors_fingerprint(model.vkey)
+                got = cache.get_scores(_scores_key(model, fingerprint, scoring)) if fingerprint else None
+                if got is not None and got.fingerprint == fingerprint:
+                    model.scores, model.status, model.source = compact(got), "hit", None
+                else:  # new scoring options (or no vectors entry): the cached vectors are scored again
+                    _cached_table(model, cache)
     check_picklable([m.task for m in models if m.scores is None], executor)
 
     with executor, _bar(len(models), progress) as bar:
