@@ -23,12 +23,10 @@ from wefe_same.output import figures as plots
 from wefe_same.output.notes import Note
 from wefe_same.output.rendering import DPI, FigureJob
 from wefe_same.output.tables import ResultTables, safe_name, unique_stems
+from wefe_same.output.word_table import WORD_FIGURE_PREFERENCE  # noqa: F401 (its former home)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
-
-#: Which per-word scores the "most biased words" figures show, in order of preference.
-WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
 
 
 def _figure(size: tuple[float, float]) -> Figure:
@@ -122,13 +120,6 @@ def draw_measurement(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     return fig, []
 
 
-def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
-    """SAME's b(t) when it has values, else the first preferred metric that has some."""
-    values = pd.to_numeric(word_bias["value"], errors="coerce")
-    present = {(m, c) for m, c in zip(word_bias["metric"][values.notna()], word_bias["component"][values.notna()])}
-    return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
-
-
 #: The figure sets: the summary figures, or every figure.
 FIGURE_SETS = ("paper", "all")
 
@@ -145,15 +136,15 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
                            cost=1 + matrix.size / 100)
                  for metric, matrix in result.scores.items()]
     notes: list[Note] = []
-    if every and result.word_bias is not None and len(result.word_bias):
-        chosen = _word_figure_metric(result.word_bias)
-        if chosen is None:
+    words = result.word_table if every else None
+    if words is not None and len(words):
+        summary = words.summary()
+        if summary is None or summary.figure is None:
             notes.append((None, "no per-word values for any model", "left out"))
         else:
-            metric, component = chosen
-            wb = result.word_bias
-            wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
-            by_model = dict(tuple(wb.groupby("model", sort=False)))
+            metric, component = words.chosen()  # type: ignore[misc]
+            wb = summary.figure  # every row each model's figure draws, and no more
+            by_model = dict(tuple(wb.groupby("model", sort=False, observed=True)))
             stems = unique_stems(str(m) for m in result.rankings.index)
             for model in result.rankings.index:
                 rows = by_model.get(model, wb.iloc[:0])
