@@ -40,13 +40,13 @@ from wefe_same.processes import process_gone, process_start
 from wefe_same.run.cache.codec import (
     FORMAT_VERSION,
     MAGIC,
+    Packed,
     Reader,
     Writer,
     _Damaged,
     _Unstorable,
     entry_values,
     field_values,
-    pack,
     unpack,
 )
 from wefe_same.run.cache.location import check_cache
@@ -101,13 +101,13 @@ class ModelCache:
             warnings.warn(NOT_WRITTEN.format(path=path, why="something that is not a regular file is there"),
                           WefeSameWarning, stacklevel=3)
             return
-        data = pack(kind, key, meta, arrays)
+        packed = Packed(kind, key, meta, arrays)  # the header is built (and may fail) before any file
         tmp = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(), suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                packed.write(fh)  # streamed: the arrays are not copied into one bytes object
             os.replace(tmp, path)  # atomic: readers see the old entry, none, or this whole one
         except OSError as err:
             if tmp is not None:
