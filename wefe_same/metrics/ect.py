@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import spearmanr
 
 from wefe_same.metrics.result import MetricResult
 
@@ -16,4 +15,8 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
         return MetricResult.undefined(f"{len(A)} attribute word(s): a rank correlation needs 3", {})
     if min(np.ptp(s) for s in sims) == 0:
         return MetricResult.undefined("constant similarities: the rank correlation is undefined", {})
+    # Imported here: scipy.stats takes ~1 s and ~50 MB, which a run's parent need not hold
+    # while its encoder worker reads (the run's memory peak).
+    from scipy.stats import spearmanr
+
     return MetricResult(spearmanr(sims[0], sims[1]).statistic, {})
