@@ -220,12 +220,11 @@ class Processes(AbstractContextManager["Processes"]):
                 # them until the last job ended (a 40-encoder run's parent grew by 300 MB).
                 i = futures.pop(future)
                 try:
-                    outcome = future.result()
+                    outcome = [future.result()]
                 except cf.process.BrokenProcessPool:
                     raise ExecutorError(WORKER_DIED.format(where="a worker process")) from None
                 del future
-                yield i, _unwrap(outcome)
-                outcome = None
+                yield i, _unwrap(outcome.pop())  # popped: this generator holds no reference while suspended
         finally:
             for future in futures:
                 future.cancel()
