@@ -225,7 +225,7 @@ class Packed:
         fh.write(MAGIC + b"0" * 64 + b"\n")
         fh.write(self.head)
         for blob in self.blobs:
-            digest.update(memoryview(blob))
+            digest.update(blob.data)
             fh.write(blob)
         fh.seek(len(MAGIC))
         fh.write(digest.hexdigest().encode("ascii"))
