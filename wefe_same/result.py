@@ -18,6 +18,7 @@ from wefe_same.analysis.analyse import EXTRA_TABLES
 from wefe_same.analysis.external import QUALITY_PREFIX
 from wefe_same.output import figures as plots
 from wefe_same.output.rendering import FIGURE_FORMATS
+from wefe_same.output.word_table import WordTable
 from wefe_same.output.writer import write_results
 
 if TYPE_CHECKING:
@@ -102,7 +103,7 @@ class RankResult:
     details: pd.DataFrame
     lookups: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
-    word_bias: pd.DataFrame | None = None
+    word_bias: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -117,8 +118,14 @@ class RankResult:
     measurement_sensitivity: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)
+    #: The per-word rows as a run streams them (a model at a time, on disk past a few
+    #: models): what the writer reads; :attr:`word_bias` is this table in memory.
+    word_table: WordTable | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        given = self.__dict__.get("_word_bias")
+        if given is not None and self.word_table is None:
+            self.word_table = WordTable.from_frame(given)
         if self.set_apart is None:
             self.set_apart = self.quality_columns
         else:
@@ -171,3 +178,22 @@ class RankResult:
         """
         return write_results(self, out, formats=formats, figure_workers=figure_workers, figures=figures,
                              full_tables=full_tables)
+
+
+def _word_bias(self: RankResult) -> pd.DataFrame | None:
+    """The per-word table as one DataFrame (read from :attr:`word_table` on first use)."""
+    frame = self.__dict__.get("_word_bias")
+    if frame is None and self.word_table is not None:
+        frame = self.__dict__["_word_bias"] = self.word_table.frame()
+    return frame
+
+
+def _set_word_bias(self: RankResult, frame: pd.DataFrame | None) -> None:
+    self.__dict__["_word_bias"] = frame
+    if "word_table" in self.__dict__:  # set after the result was made: the writer writes this table
+        self.word_table = WordTable.from_frame(frame) if frame is not None else None
+
+
+# A property over the dataclass field: ``RankResult(word_bias=frame)`` and ``result.word_bias``
+# work as before, while a run's result holds its rows in :attr:`RankResult.word_table`.
+RankResult.word_bias = property(_word_bias, _set_word_bias)

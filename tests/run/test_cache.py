@@ -97,6 +97,30 @@ def test_vectors_round_trip_is_exact(tmp_path):
     assert cache.get_vectors(OTHER) is None  # a miss is None, silently
 
 
+def test_vectors_fingerprint_reads_the_header_only(tmp_path, monkeypatch):
+    cache = ModelCache(tmp_path)
+    original = table()
+    cache.put_vectors(KEY, original, {"kind": "glove"})
+    monkeypatch.setattr(np, "frombuffer", None)  # the vectors are not decoded
+    assert cache.vectors_fingerprint(KEY) == original.fingerprint()
+    assert cache.vectors_fingerprint(OTHER) is None
+
+
+def test_vectors_fingerprint_of_a_bad_entry_is_none(tmp_path):
+    cache = ModelCache(tmp_path)
+    cache.put_vectors(KEY, table(), {"kind": "glove"})
+    path = cache.path("vectors", KEY)
+    cache.put_vectors(OTHER, table(), {"kind": "glove"})
+    moved = cache.path("vectors", OTHER).read_bytes()
+    path.write_bytes(moved)  # another key's entry under this key
+    assert cache.vectors_fingerprint(KEY) is None
+    path.write_bytes(moved[:40])  # cut inside the header
+    assert cache.vectors_fingerprint(KEY) is None
+    path.unlink()
+    os.mkfifo(path)  # would block a plain read
+    assert cache.vectors_fingerprint(KEY) is None
+
+
 def test_keys_cover_identity_words_and_scoring():
     ident = {"kind": "glove", "files": [{"path": "/m.txt", "size": 10, "mtime_ns": 1}]}
     base = vectors_key(ident, ["she", "he"])

@@ -119,6 +119,37 @@ def test_second_run_opens_no_model_file_and_gives_the_same_tables(tmp_path, mode
     assert tables(uncached) == tables(fresh) and statuses == dict.fromkeys(NAMES, "off")
 
 
+@pytest.mark.parametrize("spill", [0, None])
+def test_word_rows_go_to_the_word_table_as_models_finish(tmp_path, model_files, plan, spill):
+    from wefe_same.output.word_table import WordTable
+    from wefe_same.scoring.matrices import concat_word_bias
+
+    cache = ModelCache(tmp_path / "cache")
+    expected, _ = score_models(plan, tasks_of(model_files))
+    for run in ("miss", "hit"):
+        words = WordTable(spill_bytes=spill)
+        scored, statuses = score_models(plan, tasks_of(model_files), cache=cache, words=words)
+        assert set(statuses.values()) == {run}
+        assert all(m.word_bias.empty for m in scored)  # the scores hold none of them
+        pd.testing.assert_frame_equal(words.frame(), concat_word_bias(expected))
+        assert [t[:5] for t in tables(scored)] == [t[:5] for t in tables(expected)]
+
+
+def test_a_worker_pool_lets_go_of_each_result_once_yielded():
+    import gc
+    import weakref
+
+    from wefe_same.run.executors import Processes
+
+    refs = []
+    with Processes(1) as executor:
+        for _, value in executor.run([(np.ones, (1000,)) for _ in range(3)]):
+            refs.append(weakref.ref(value))
+            del value
+            gc.collect()
+            assert all(r() is None for r in refs)  # neither the pool nor its futures keep it
+
+
 def test_changed_model_file_is_a_miss(tmp_path, model_files, plan):
     cache = ModelCache(tmp_path / "cache")
     first, _ = score_models(plan, tasks_of(model_files), cache=cache)

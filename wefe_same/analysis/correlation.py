@@ -8,7 +8,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from wefe_same.errors import MetricError, bad_parameter
 
@@ -36,6 +35,8 @@ def correlations(rankings: pd.DataFrame, method: CorrelationMethod = "spearman")
     """
     if method not in ("spearman", "kendall"):
         raise MetricError(bad_parameter("method", "correlations", "'spearman' or 'kendall'", method))
+    from scipy import stats  # lazily: importing scipy.stats takes ~1 s; importing this module need not
+
     test = stats.spearmanr if method == "spearman" else stats.kendalltau
     cols = list(rankings.columns)
     rho = pd.DataFrame(np.nan, index=cols, columns=cols)
@@ -69,6 +70,8 @@ def spearman_draws(x: np.ndarray, y: np.ndarray) -> np.ndarray:
         NaN for a draw with fewer than 3 models defined in both, or a constant column —
         the same rule as :func:`correlations`, whose value this reproduces per draw.
     """
+    from scipy import stats  # lazily, as in correlations()
+
     both = ~(np.isnan(x) | np.isnan(y))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

@@ -10,7 +10,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from wefe_same.analysis.correlation import correlations, spearman_draws
 from wefe_same.analysis.ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
@@ -99,6 +98,8 @@ def summarize_draws(
 
     sign = np.array([-1.0 if s.order == "descending" else 1.0 for s in specs])
     oriented = draws * sign  # lower = less biased for every metric
+    from scipy import stats  # lazily: importing scipy.stats takes ~1 s
+
     rank_draws = stats.rankdata(oriented, method=_SCIPY_TIES[ties], axis=1, nan_policy="omit")
     rlow, rhigh = _quiet_interval(rank_draws, level)
     rows = []

@@ -27,7 +27,6 @@ from typing import Any, get_args
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from wefe_same.analysis.ranking import Ties, rank_values
 from wefe_same.errors import MetricError, WefeSameWarning, bad_parameter
@@ -127,6 +126,8 @@ def aggregation_sensitivity(
     stacked = np.column_stack([ranks[m].astype("float64").to_numpy() for m in METHODS])
     table["changes"] = [bool(np.nanmax(r) != np.nanmin(r)) if np.isfinite(r).any() else False
                         for r in stacked]
+
+    from scipy import stats  # lazily: importing scipy.stats takes ~1 s
 
     rows = []
     for i, a in enumerate(METHODS):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from scipy.stats import rankdata
 
 from wefe_same.metrics.result import MetricResult
 
@@ -30,6 +29,10 @@ def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
     >>> bool(spearman_rho(x, y) == spearmanr(x, y).statistic)
     True
     """
+    # Imported here: scipy.stats takes ~1 s and ~50 MB, which a run's parent need not hold
+    # while its encoder worker reads (the run's memory peak).
+    from scipy.stats import rankdata
+
     a = np.column_stack((x, y))
     if len(a) <= 1 or np.isnan(a).any() or (a[0] == a).all(axis=0).any():
         return float("nan")

@@ -27,7 +27,6 @@ from typing import Any
 
 import numpy as np
 from scipy.special import expit
-from scipy.stats import entropy
 
 from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
@@ -253,6 +252,8 @@ def rnsb(
         return MetricResult.undefined(
             f"a logistic regression did not reach its optimum: max |gradient| {gradient:.3g} > {GRADIENT_TOL:g}",
             details)
+    from scipy.stats import entropy  # here: see metrics/ect.py
+
     words = np.vstack(targets)
     p = expit(words @ coefs.T + intercepts)  # (words, iterations): P(A2 | w) per classifier
     P = p / p.sum(axis=0)

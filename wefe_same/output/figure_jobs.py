@@ -30,12 +30,11 @@ from wefe_same.output import figures as plots
 from wefe_same.output.notes import Note
 from wefe_same.output.rendering import DPI, FigureJob
 from wefe_same.output.tables import ResultTables, safe_name, unique_stems
+from wefe_same.output.word_table import WORD_FIGURE_PREFERENCE  # noqa: F401 (its former home)
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-#: Which per-word scores the "most biased words" figures show, in order of preference.
-WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
 #: Up to this many models, one "most biased words" figure per model; beyond, one for all.
 WORD_FIGURES_MAX = 12
 #: Up to this many models, the rank stability figure tells models apart by colour.
@@ -151,13 +150,6 @@ def draw_measurement(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     return fig, []
 
 
-def _word_figure_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
-    """SAME's b(t) when it has values, else the first preferred metric that has some."""
-    values = pd.to_numeric(word_bias["value"], errors="coerce")
-    present = {(m, c) for m, c in zip(word_bias["metric"][values.notna()], word_bias["component"][values.notna()])}
-    return next((mc for mc in WORD_FIGURE_PREFERENCE if mc in present), None)
-
-
 #: The figure sets: the summary figures, or every figure.
 FIGURE_SETS = ("paper", "all")
 
@@ -192,20 +184,21 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
                            cost=1 + matrix.size / 100)
                  for metric, matrix in result.scores.items()]
     notes: list[Note] = []
-    if every and result.word_bias is not None and len(result.word_bias):
-        chosen = _word_figure_metric(result.word_bias)
-        if chosen is None:
+    words = result.word_table if every else None
+    if words is not None and len(words):
+        summary = words.summary()
+        if summary is None or summary.figure is None:
             notes.append((None, "no per-word values for any model", "left out"))
         else:
-            metric, component = chosen
-            wb = result.word_bias
-            wb = wb[(wb["metric"] == metric) & (wb["component"] == component)]
+            metric, component = words.chosen()  # type: ignore[misc]
             if len(result.rankings) > WORD_FIGURES_MAX:  # one figure for all, not one per model
                 order = _in_order(result.rankings.index, overall)
-                jobs.append(FigureJob("most_biased_words", draw_words_grid, (wb, order, metric, component),
+                means = words.word_means((metric, component))  # one row per model and word
+                jobs.append(FigureJob("most_biased_words", draw_words_grid, (means, order, metric, component),
                                       cost=1 + len(order) / 10))
             else:
-                by_model = dict(tuple(wb.groupby("model", sort=False)))
+                wb = summary.figure  # every row each model's figure draws, and no more
+                by_model = dict(tuple(wb.groupby("model", sort=False, observed=True)))
                 stems = unique_stems(str(m) for m in result.rankings.index)
                 for model in result.rankings.index:
                     rows = by_model.get(model, wb.iloc[:0])

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wefe_same.output.figure_jobs import WORD_FIGURE_PREFERENCE
 from wefe_same.output.tables import ResultTables, safe_name
+from wefe_same.output.word_table import WORD_FIGURE_PREFERENCE, WordSummary, present_pairs, word_rows
 
 #: Where the word-level table may be, in the order it is looked for (a run writes one).
 WORD_TABLES = ("word_bias.parquet", "word_bias.csv.gz", "word_bias.csv")
@@ -43,8 +43,8 @@ class ReportData:
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_intervals: pd.DataFrame | None = None
-    #: The word-level rows of :attr:`word_metric` only (model, subquery, word, value).
-    words: pd.DataFrame | None = None
+    #: What the report shows of the word-level rows of :attr:`word_metric` (the most-biased words).
+    words: WordSummary | None = None
     word_metric: tuple[str, str] | None = None
     #: debias_effect.csv: one row per (base, variant, metric), when the run held a base and a variant.
     debias_effect: pd.DataFrame | None = None
@@ -85,35 +85,17 @@ def metric_names(rankings: pd.DataFrame, manifest: Mapping[str, Any]) -> list[st
 def choose_word_metric(word_bias: pd.DataFrame) -> tuple[str, str] | None:
     """The (metric, component) the report shows words for: the first of
     :data:`WORD_FIGURE_PREFERENCE` with a value (as the word figures choose)."""
-    values = pd.to_numeric(word_bias["value"], errors="coerce")
-    for metric, component in WORD_FIGURE_PREFERENCE:  # vectorised masks: the table has millions of rows
-        mask = (word_bias["metric"] == metric).to_numpy() & (word_bias["component"] == component).to_numpy()
-        if values[mask].notna().any():
-            return metric, component
-    return None
+    present = present_pairs(word_bias)
+    return present[0] if present else None
 
 
-def _word_rows(word_bias: pd.DataFrame | None) -> tuple[pd.DataFrame | None, tuple[str, str] | None]:
+def _word_rows(word_bias: pd.DataFrame | None) -> tuple[WordSummary | None, tuple[str, str] | None]:
     if word_bias is None or not len(word_bias):
         return None, None
     chosen = choose_word_metric(word_bias)
     if chosen is None:
         return None, None
-    keep = (word_bias["metric"] == chosen[0]) & (word_bias["component"] == chosen[1])
-    rows = word_bias.loc[keep, ["model", "subquery", "word", "value"]].copy()
-    rows["value"] = pd.to_numeric(rows["value"], errors="coerce").astype(float)
-    for col in ("model", "subquery", "word"):
-        rows[col] = _as_text(rows[col])
-    return rows.dropna(subset=["value"]).reset_index(drop=True), chosen
-
-
-def _as_text(column: pd.Series) -> pd.Series:
-    """Strings, as a CSV reads them back (categories converted once, not per row)."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.cat.rename_categories([str(c) for c in column.cat.categories])
-        return pd.Series(np.asarray(column.cat.categories, dtype=object)[column.cat.codes.to_numpy()],
-                         index=column.index, name=column.name)
-    return column.astype(str)
+    return WordSummary.of_rows(word_rows(word_bias, chosen)), chosen
 
 
 def _rank_intervals(stability: pd.DataFrame | None, word_bootstrap: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -131,7 +113,8 @@ def _rank_intervals(stability: pd.DataFrame | None, word_bootstrap: pd.DataFrame
 def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData:
     """The report's data from a result in memory; ``manifest`` as it will be written."""
     extra = result.extra
-    words, chosen = _word_rows(result.word_bias)
+    table = result.word_table
+    words, chosen = (table.summary(figures=False), table.chosen()) if table is not None and len(table) else (None, None)
     return ReportData(
         rankings=result.rankings, aggregates=result.aggregates, correlations=result.correlations,
         correlation_pvalues=result.correlation_pvalues, scores=dict(result.scores),

@@ -30,12 +30,12 @@ from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.tables import ResultTables
+from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.scoring.vectors import FOUND
 from wefe_same.versions import package_version
 
 REPORT = "report.html"
 MAX_BYTES = 5 * 2**20  # the page must stay small enough to mail and open anywhere
-TOP_WORDS = 8  # words shown per model and subquery
 MISSING_SHOWN = 200  # missing words listed per model
 NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
                "give a folder written by `wefe-same rank --out`")
@@ -291,22 +291,17 @@ def _debias(data: ReportData) -> str:
 
 
 def _words(data: ReportData) -> str:
-    words, chosen = data.words, data.word_metric
-    if words is None or chosen is None or words.empty:
+    summary, chosen = data.words, data.word_metric
+    if summary is None or chosen is None or summary.top.empty:
         return _note("No word-level values in this run (the word table is absent or has no values).")
     metric, component = chosen
-    words = words.assign(size=words["value"].abs())
     parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
                    "subquery (signed value beside each word), and over all subqueries (mean |value|).")]
-    # One sort for every (model, subquery): the table may hold hundreds of thousands of rows.
-    ranked = words.sort_values("size", ascending=False, kind="stable")
-    top = dict(tuple(ranked.groupby(["model", "subquery"], sort=False).head(TOP_WORDS)
-                     .groupby(["model", "subquery"], sort=False)))
-    means = (words.groupby(["model", "word"], sort=False)["size"].mean().reset_index()
-             .sort_values("size", ascending=False, kind="stable").groupby("model", sort=False).head(TOP_WORDS))
-    overall = dict(tuple(means.groupby("model", sort=False)))
+    # The most-biased words were picked per model as its scores came in (WordSummary).
+    top = dict(tuple(summary.top.groupby(["model", "subquery"], sort=False)))
+    overall = dict(tuple(summary.means.groupby("model", sort=False)))
     subqueries: dict[str, list[str]] = {}
-    for m, sq in words[["model", "subquery"]].drop_duplicates().itertuples(index=False):
+    for m, sq in summary.top[["model", "subquery"]].drop_duplicates().itertuples(index=False):
         subqueries.setdefault(m, []).append(sq)
     for n, model in enumerate(_overall_order(data)):
         if model not in subqueries:
@@ -332,7 +327,7 @@ def _coverage(data: ReportData) -> str:
     lk = data.lookups
     if lk.empty or not {"model", "word", "status"} <= set(lk.columns):
         return _note("No lookup table in this run.")
-    statuses = list(dict.fromkeys(str(s) for s in lk["status"]))
+    statuses = list(dict.fromkeys(str(s) for s in pd.unique(lk["status"])))  # unique first: ~10⁵ rows
     counts = pd.crosstab(lk["model"].astype(str), lk["status"].astype(str)).reindex(columns=statuses, fill_value=0)
     found_cols = [s for s in statuses if s in FOUND]
     lost = lk[~lk["status"].isin(FOUND)]

@@ -21,6 +21,8 @@ from typing import Any, Protocol
 
 import pandas as pd
 
+from wefe_same.output.word_table import WordTable
+
 
 class ResultTables(Protocol):
     """What the writer reads of a result (:class:`~wefe_same.result.RankResult` has it all)."""
@@ -44,7 +46,7 @@ class ResultTables(Protocol):
     @property
     def manifest(self) -> dict[str, Any]: ...
     @property
-    def word_bias(self) -> pd.DataFrame | None: ...
+    def word_table(self) -> WordTable | None: ...
     @property
     def aggregates_ci(self) -> pd.DataFrame | None: ...
     @property
@@ -153,18 +155,22 @@ def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = 
         table = getattr(result, name)
         if table is not None:
             table.to_csv(folder / f"{name}.csv", index=False)
-    if result.word_bias is not None:
+    if result.word_table is not None:  # streamed a model at a time: never whole in memory
         if full_tables:
-            result.word_bias.to_csv(folder / "word_bias.csv", index=False, float_format="%.6g")
+            result.word_table.write_csv(folder / "word_bias.csv", float_format="%.6g")
         else:
-            write_parquet(result.word_bias, folder / "word_bias.parquet")
+            write_parquet(result.word_table, folder / "word_bias.parquet")
     for name, table in result.extra.items():
         table.to_csv(folder / f"{safe_name(name)}.csv", index=False)
 
 
-def write_parquet(table: pd.DataFrame, path: Path) -> None:
+def write_parquet(table: pd.DataFrame | WordTable, path: Path) -> None:
     """``table`` as Parquet (pyarrow, zstd), without the pandas index; the same table
-    gives the same bytes (pyarrow writes no date)."""
+    gives the same bytes (pyarrow writes no date). A :class:`WordTable` is written a
+    model at a time."""
+    if isinstance(table, WordTable):
+        table.write_parquet(path, compression_level=PARQUET_ZSTD_LEVEL)
+        return
     # Through a Python file: pyarrow cannot take a path from a non-UTF-8 file name.
     with open(path, "wb") as fh:
         table.to_parquet(fh, engine="pyarrow", compression="zstd", compression_level=PARQUET_ZSTD_LEVEL,

@@ -16,7 +16,6 @@ from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from wefe_same.errors import QualityError, bad_parameter
 from wefe_same.quality.datasets import SimilarityDataset
@@ -61,6 +60,8 @@ def correlations(gold: np.ndarray, model: np.ndarray) -> tuple[float, float]:
     model = np.asarray(model, dtype=np.float64)
     if gold.size < 2 or np.ptp(gold) == 0 or np.ptp(model) == 0:
         return math.nan, math.nan
+    from scipy import stats  # here: see metrics/ect.py
+
     return float(stats.spearmanr(gold, model).statistic), float(stats.pearsonr(gold, model).statistic)
 
 

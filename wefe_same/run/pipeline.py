@@ -34,6 +34,7 @@ from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WefeSameWarning, short_list
 from wefe_same.models import ModelSource, default_models, resolve_model
 from wefe_same.models.encoders.vary import Variant, expand
+from wefe_same.output.word_table import WordTable
 from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
@@ -43,7 +44,7 @@ from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
 from wefe_same.run.score import score_models
 from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table
-from wefe_same.scoring.matrices import concat_word_bias, score_matrices
+from wefe_same.scoring.matrices import score_matrices
 
 
 @dataclass
@@ -66,9 +67,10 @@ def run(config: RankConfig, *, started: float | None = None) -> RankResult:
     started = time.perf_counter() if started is None else started
     prepared = prepare(config)
     plan = prepared.plan
+    words = WordTable()  # each model's per-word rows go here as its scores come in
     per_model, cache_status = score_models(plan, prepared.tasks, workers=config.workers,
                                            scheduler=config.scheduler, cache=prepared.cache,
-                                           progress=config.progress)
+                                           progress=config.progress, words=words)
     scores = score_matrices(per_model, plan)
     agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
                         nan_policy=plan.nan_policy)
@@ -88,7 +90,7 @@ def run(config: RankConfig, *, started: float | None = None) -> RankResult:
         correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
         by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
-        word_bias=concat_word_bias(per_model), quality=quality,
+        word_table=words, quality=quality,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
         rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
         warnings=list(analysed.warnings),

@@ -8,8 +8,8 @@ else of it is kept (its source, which holds the whole model once read, and its t
 memory stays flat in the number of models. From the command line, encoder models are
 scored first, in one short-lived worker process, so torch's memory goes back when it
 ends (:func:`_isolated`). A model whose scores are cached is
-never read: only its ``identity()`` (file stats) is computed, and its vectors entry is
-read once, whole (its table's fingerprint is part of the scores key).
+never read: only its ``identity()`` (file stats) is computed, and its vectors entry's
+header gives its table's fingerprint (part of the scores key) without reading the vectors.
 
 With ``plan.shared_words`` a run has two stages: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
+from wefe_same.output.word_table import WordTable
 from wefe_same.processes import release_freed_memory
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
 from wefe_same.run.executors import (
@@ -83,6 +84,16 @@ class _Model:
     description: dict[str, str] | None = None
     scores: ModelScores | None = None
     status: CacheStatus = "off"
+    position: int = 0  # in the run
+    words: WordTable | None = None
+
+    def keep(self, scores: ModelScores | None) -> None:
+        """Hold the model's compacted scores; its per-word rows go to the run's word table."""
+        kept = compact(scores)
+        if kept is not None and self.words is not None:
+            self.words.add(self.position, kept.word_bias)
+            kept = dataclasses.replace(kept, word_bias=kept.word_bias.iloc[:0])
+        self.scores = kept
 
     def job_task(self, in_process: bool) -> ModelTask:
         """In-process the source resolved for the identity is reused; workers resolve the spec."""
@@ -122,6 +133,7 @@ def score_models(
     scheduler: str | None = None,
     cache: ModelCache | None = None,
     progress: bool | None = None,
+    words: WordTable | None = None,
 ) -> tuple[list[ModelScores], dict[str, CacheStatus]]:
     """Score every model of a run, cached per model.
 
@@ -138,6 +150,10 @@ def score_models(
         Read and written here, in the calling process; None: no cache.
     progress : bool, optional
         A progress bar counting models; default only on a terminal.
+    words : WordTable, optional
+        Where each model's per-word rows go as soon as its scores are in; its
+        ``ModelScores.word_bias`` is then left empty, so the caller does not hold every
+        model's rows (~10⁵ each) until the end. None: they stay in the scores.
 
     Returns
     -------
@@ -148,7 +164,7 @@ def score_models(
         (computed and written) or "off" (no cache, or a model without identity).
     """
     executor = make_executor(workers, scheduler)
-    models = [_Model(t) for t in tasks]
+    models = [_Model(t, position=i, words=words) for i, t in enumerate(tasks)]
     scoring = plan.scoring_key() if cache is not None else ""
     if cache is not None:
         for model in models:
@@ -158,12 +174,15 @@ def score_models(
                 if plan.shared_words:  # every table is needed for the shared vocabulary
                     _cached_table(model, cache)
                     continue
-                _cached_table(model, cache)  # read once: its fingerprint keys the scores
-                if model.table is not None:
-                    model.scores = compact(cache.get_scores(_scores_key(model, model.table.fingerprint(), scoring)))
-                    if model.scores is not None:
-                        model.status, model.source, model.table = "hit", None, None
-                    # else new scoring options: the vectors read are scored again
+                # The table's fingerprint keys the scores: read from the vectors entry's header
+                # (the vectors themselves are read only when the scores are not there).
+                fingerprint = cache.vectors_fingerprint(model.vkey)
+                got = cache.get_scores(_scores_key(model, fingerprint, scoring)) if fingerprint else None
+                if got is not None and got.fingerprint == fingerprint:
+                    model.keep(got)
+                    model.status, model.source = "hit", None
+                else:  # new scoring options (or no vectors entry): the cached vectors are scored again
+                    _cached_table(model, cache)
     check_picklable([m.task for m in models if m.scores is None], executor)
 
     with executor, _bar(len(models), progress) as bar:
@@ -268,7 +287,7 @@ def _finish(model: _Model, value: Any, cache: ModelCache | None, scoring: str, b
         scores = value
     if _unchanged(model, scores.identity):
         cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
-    model.scores = compact(scores)
+    model.keep(scores)
     # done: nothing of the model is kept, so memory stays flat in the number of models
     model.table = model.source = None
     release_freed_memory()
@@ -312,8 +331,7 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
     todo = []
     for model in models:
         if model.vkey is not None and cache is not None:
-            model.scores = compact(cache.get_scores(_scores_key(model, restricted[id(model)].fingerprint(),
-                                                                scoring)))
+            model.keep(cache.get_scores(_scores_key(model, restricted[id(model)].fingerprint(), scoring)))
             model.status = "hit" if model.scores is not None else "miss"
         if model.scores is None:
             todo.append(model)
@@ -323,7 +341,7 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
         model = todo[i]
         if model.vkey is not None:
             cache.put_scores(_scores_key(model, scores.fingerprint, scoring), scores)  # type: ignore[union-attr]
-        model.scores = compact(scores)
+        model.keep(scores)
         bar.set_postfix_str(model.task.name, refresh=False)
         bar.update(1)
 

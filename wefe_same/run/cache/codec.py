@@ -200,18 +200,44 @@ class Reader:
 
 
 # ----------------------------------------------------------------------------- container
+class Packed:
+    """An entry ready to be written: its header, and its arrays as little-endian bytes
+    (views of the arrays, not copies: an encoder's vectors entry is tens of megabytes,
+    and joining copies of it tripled that in the writing process)."""
+
+    def __init__(self, kind: str, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]):
+        self.blobs: list[np.ndarray] = []
+        layout, offset = {}, 0
+        for name, arr in arrays.items():
+            little = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<"))  # no copy when it already is
+            data = little.reshape(-1).view(np.uint8)
+            layout[name] = {"dtype": little.dtype.str, "shape": list(arr.shape), "offset": offset,
+                            "nbytes": int(data.size)}
+            self.blobs.append(data)
+            offset += int(data.size)
+        header = json.dumps({"format": FORMAT_VERSION, "kind": kind, "key": key, "meta": meta, "arrays": layout},
+                            sort_keys=True, ensure_ascii=True, allow_nan=False).encode("ascii")
+        self.head = struct.pack("<Q", len(header)) + header
+
+    def write(self, fh: Any) -> None:
+        """Write the entry to a seekable binary file at its start, hashing as it goes."""
+        digest = hashlib.sha256(self.head)
+        fh.write(MAGIC + b"0" * 64 + b"\n")
+        fh.write(self.head)
+        for blob in self.blobs:
+            digest.update(blob.data)
+            fh.write(blob)
+        fh.seek(len(MAGIC))
+        fh.write(digest.hexdigest().encode("ascii"))
+
+
 def pack(kind: str, key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> bytes:
-    blobs, layout, offset = [], {}, 0
-    for name, arr in arrays.items():
-        data = np.ascontiguousarray(arr, dtype=arr.dtype.newbyteorder("<")).tobytes()
-        layout[name] = {"dtype": arr.dtype.newbyteorder("<").str, "shape": list(arr.shape),
-                        "offset": offset, "nbytes": len(data)}
-        blobs.append(data)
-        offset += len(data)
-    header = json.dumps({"format": FORMAT_VERSION, "kind": kind, "key": key, "meta": meta, "arrays": layout},
-                        sort_keys=True, ensure_ascii=True, allow_nan=False).encode("ascii")
-    body = struct.pack("<Q", len(header)) + header + b"".join(blobs)
-    return MAGIC + hashlib.sha256(body).hexdigest().encode("ascii") + b"\n" + body
+    """The bytes of an entry (:class:`Packed` writes the same bytes to a file)."""
+    import io
+
+    buffer = io.BytesIO()
+    Packed(kind, key, meta, arrays).write(buffer)
+    return buffer.getvalue()
 
 
 def unpack(data: bytes, kind: str, key: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -21,8 +21,11 @@ with a :class:`~wefe_same.errors.WefeSameWarning` and recomputed.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import socket
+import stat
+import struct
 import tempfile
 import warnings
 from collections.abc import Mapping, Sequence
@@ -36,13 +39,14 @@ from wefe_same.errors import CacheError, WefeSameWarning
 from wefe_same.processes import process_gone, process_start
 from wefe_same.run.cache.codec import (
     FORMAT_VERSION,
+    MAGIC,
+    Packed,
     Reader,
     Writer,
     _Damaged,
     _Unstorable,
     entry_values,
     field_values,
-    pack,
     unpack,
 )
 from wefe_same.run.cache.location import check_cache
@@ -97,13 +101,13 @@ class ModelCache:
             warnings.warn(NOT_WRITTEN.format(path=path, why="something that is not a regular file is there"),
                           WefeSameWarning, stacklevel=3)
             return
-        data = pack(kind, key, meta, arrays)
+        packed = Packed(kind, key, meta, arrays)  # the header is built (and may fail) before any file
         tmp = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=_temp_prefix(), suffix=".tmp")
             with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
+                packed.write(fh)  # streamed: the arrays are not copied into one bytes object
             os.replace(tmp, path)  # atomic: readers see the old entry, none, or this whole one
         except OSError as err:
             if tmp is not None:
@@ -147,6 +151,33 @@ class ModelCache:
     def get_vectors(self, key: str) -> tuple[VectorTable, dict[str, str]] | None:
         """(table, description), or None on a miss or a damaged entry."""
         return self._read("vectors", key, _decode_vectors)
+
+    def vectors_fingerprint(self, key: str) -> str | None:
+        """The table fingerprint a vectors entry records, read from its header alone.
+
+        A cached run needs a model's fingerprint only to find its scores entry; reading and
+        decoding every model's vectors for it took most of a cached run's cache time. The
+        header is not checked against the entry's checksum (that needs the whole file): the
+        value only names the scores entry to look for, which is checked whole when read and
+        must hold the same fingerprint (:meth:`get_scores`). A damaged header finds no
+        scores entry, and the caller then reads the vectors whole, which deletes a damaged
+        entry. None on a miss or an unreadable header.
+        """
+        path = self.path("vectors", key)
+        if not os.path.lexists(path):
+            return None
+        try:
+            header = _read_header(path)
+        except (OSError, ValueError):
+            return None
+        meta = header.get("meta") if isinstance(header, dict) else None
+        fingerprint = meta.get("fingerprint") if isinstance(meta, dict) else None
+        if (header.get("format") != FORMAT_VERSION or header.get("kind") != "vectors" or header.get("key") != key
+                or not isinstance(fingerprint, str) or len(fingerprint) != 64):
+            return None
+        with contextlib.suppress(OSError):  # used: see prune
+            os.utime(path)
+        return fingerprint
 
     # -- scores
     def put_scores(self, key: str, scores: Any) -> None:
@@ -229,6 +260,27 @@ def _decode_vectors(meta: Mapping[str, Any], reader: Reader) -> tuple[VectorTabl
     if table.fingerprint() != meta["fingerprint"]:
         raise _Damaged("the vectors do not match their fingerprint")
     return table, dict(meta["description"])
+
+
+#: The most header bytes :func:`_read_header` reads (the words and lookups of a run: kilobytes).
+HEADER_MAX_BYTES = 64 << 20
+
+
+def _read_header(path: Path) -> Any:
+    """The JSON header of an entry (:mod:`.codec`'s layout) without reading its arrays;
+    ValueError when the file is not a regular file or not laid out as an entry."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # a FIFO would block, /dev/zero never end
+            raise ValueError("not a regular file")
+        start = len(MAGIC) + 65
+        head = fh.read(start + 8)
+        if len(head) != start + 8 or not head.startswith(MAGIC):
+            raise ValueError("not an entry")
+        (length,) = struct.unpack("<Q", head[start:])
+        if length > HEADER_MAX_BYTES:
+            raise ValueError("header too large")
+        return json.loads(fh.read(length))
 
 
 def _temp_prefix() -> str:

@@ -1,0 +1,138 @@
+"""The streamed per-word table: the same table, summaries and figures as the whole frame,
+whether its parts stay in memory or go to disk, and no folder left behind."""
+
+from __future__ import annotations
+
+import gc
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wefe_same.output import figures as plots
+from wefe_same.output import word_table as wt
+from wefe_same.output.word_table import WordSummary, WordTable
+
+pytest.importorskip("pyarrow")
+
+LABELS = ["model", "metric", "subquery", "word", "component"]
+
+
+def model_rows(model: str, seed: int, *, same: bool = True) -> pd.DataFrame:
+    """One model's per-word rows, compacted as a run holds them (labels as categories)."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for metric, component in [("SAME", "b"), ("WEAT", "s"), ("SAME", "signed:a-b")]:
+        if metric == "SAME" and not same:
+            continue
+        for sq in ["q:a+b|x", "q:a+b|y", "r:c+d|x"]:
+            for w in rng.permutation([f"w{i}" for i in range(30)])[:20]:
+                value = float(np.round(rng.normal(), 1))  # rounded: ties that the order must keep
+                rows.append((model, metric, sq, str(w), component, value))
+    rows.append((model, "SAME", "q:a+b|x", "nan-word", "b", np.nan))
+    frame = pd.DataFrame(rows, columns=[*LABELS, "value"])
+    return frame.astype({c: "category" for c in LABELS})
+
+
+@pytest.fixture()
+def parts() -> list[pd.DataFrame]:
+    return [model_rows(f"m{i}", i, same=i != 1) for i in range(4)]
+
+
+def whole(parts: list[pd.DataFrame]) -> pd.DataFrame:
+    return wt.concat_frames(parts)
+
+
+@pytest.mark.parametrize("spill", [0, 1 << 40])
+def test_the_table_is_the_whole_frame_in_run_order(parts, tmp_path, spill):
+    table = WordTable(spill_bytes=spill)
+    for i in [2, 0, 3, 1]:  # models finish out of order
+        table.add(i, parts[i])
+    expected = whole(parts)
+    pd.testing.assert_frame_equal(table.frame(), expected)
+    table.write_parquet(tmp_path / "w.parquet", compression_level=3)
+    back = pd.read_parquet(tmp_path / "w.parquet")
+    pd.testing.assert_frame_equal(back, expected, check_categorical=False)
+    assert back.to_csv(index=False, float_format="%.6g") == expected.to_csv(index=False, float_format="%.6g")
+    table.write_csv(tmp_path / "w.csv", float_format="%.6g")
+    assert (tmp_path / "w.csv").read_text() == expected.to_csv(index=False, float_format="%.6g")
+    assert len(table) == len(expected)
+
+
+def test_summaries_per_model_equal_the_summary_of_the_whole(parts):
+    table = WordTable(spill_bytes=0)
+    for i, part in enumerate(parts):
+        table.add(i, part)
+    assert table.chosen() == ("SAME", "b")
+    got = table.summary()
+    frame = whole(parts)
+    direct = WordSummary.of_rows(wt.word_rows(frame, ("SAME", "b")))
+    for name in ("top", "means"):  # per model, rows in the same order (the report reads them so)
+        a, b = getattr(got, name), getattr(direct, name)
+        assert set(a["model"]) == set(b["model"])
+        for model in set(a["model"]):
+            pd.testing.assert_frame_equal(a[a["model"] == model].reset_index(drop=True),
+                                          b[b["model"] == model].reset_index(drop=True))
+    # The old report's reading of the whole table (sort every row, then take the heads).
+    rows = wt.word_rows(frame, ("SAME", "b")).astype({"model": str, "subquery": str, "word": str})
+    rows["size"] = rows["value"].abs()
+    ranked = rows.sort_values("size", ascending=False, kind="stable")
+    old_top = ranked.groupby(["model", "subquery"], sort=False).head(wt.TOP_WORDS)
+    for (model, sq), group in old_top.groupby(["model", "subquery"], sort=False):
+        mine = got.top[(got.top["model"] == model) & (got.top["subquery"] == sq)]
+        assert mine["word"].tolist() == group["word"].tolist()
+        assert mine["value"].tolist() == group["value"].tolist()
+    # Every model's figure draws the same bars from its figure rows as from all its rows.
+    assert "m1" not in set(got.top["model"])  # m1 has no SAME rows
+    for model in ["m0", "m2", "m3"]:
+        a = plots.top_words(got.figure, model, metric="SAME", component="b")
+        b = plots.top_words(frame, model, metric="SAME", component="b")
+        pd.testing.assert_series_equal(a, b)
+
+
+def test_a_table_without_preferred_values_has_no_summary():
+    frame = model_rows("m", 0).iloc[:0]
+    table = WordTable.from_frame(frame)
+    assert table.chosen() is None and table.summary() is None
+
+
+def test_the_parts_folder_goes_with_the_table(parts):
+    table = WordTable(spill_bytes=0)
+    table.add(0, parts[0])
+    folder = table._folder
+    assert folder is not None and any(folder.iterdir())
+    del table
+    gc.collect()
+    assert not folder.exists()
+
+
+def test_a_folder_left_by_a_killed_run_is_removed(parts):
+    dead = Path(tempfile.gettempdir()) / f"{wt._PREFIX}{socket.gethostname()}-999999999-1-abc"
+    dead.mkdir()
+    (dead / "0.parquet").write_bytes(b"x")
+    alive = Path(tempfile.mkdtemp(prefix=f"{wt._PREFIX}{socket.gethostname()}-{os.getpid()}-0-"))
+    try:
+        table = WordTable(spill_bytes=0)
+        table.add(0, parts[0])
+        assert not dead.exists() and alive.exists()
+    finally:
+        for folder in (dead, alive):
+            if folder.exists():
+                import shutil
+
+                shutil.rmtree(folder)
+
+
+def test_a_copy_holds_its_own_rows(parts):
+    import pickle
+
+    table = WordTable(spill_bytes=0)
+    table.add(0, parts[0])
+    copy = pickle.loads(pickle.dumps(table))
+    del table
+    gc.collect()
+    pd.testing.assert_frame_equal(copy.frame(), whole(parts[:1]))
