@@ -258,7 +258,9 @@ def read_spec(spec: str, options: LoadOptions,
         # The parent scores the previous model meanwhile: torch leaves it one core. Its
         # threads spin while they wait for a busy core: with one thread per core, forward
         # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
-        # the vectors are the same bytes (tests/models/test_tokens.py).
+        # the vectors are the same bytes (tests/models/test_tokens.py). On 2 quiet cores it
+        # is a trade: the zoo's marginal time per model 0.54 s (0.75 s with torch's own
+        # thread count), the default cold run 37.8 s (32.9 s); beyond 2 cores it is no trade.
         source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 2) - 1)
     out = read_table(source, words)
