@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,32 @@ def process_gone(pid: int, start: int | None) -> bool:
 
 #: Seconds between a worker process's checks that its parent is still alive.
 PARENT_CHECK_S = 0.5
+
+
+def owner_tag() -> str:
+    """``HOST-PID-START-`` of this process: the start of its temporary files' names, so a
+    later run can tell a file whose writer died (:func:`left_by_dead_process`)."""
+    return f"{socket.gethostname()}-{os.getpid()}-{process_start(os.getpid()) or 0}-"
+
+
+def left_by_dead_process(tail: str) -> bool:
+    """Whether ``tail`` (a temporary name after its fixed prefix: ``HOST-PID-START-RANDOM``,
+    see :func:`owner_tag`) was left by a process of this host that is gone.
+
+    Read from the right: a host name may hold "-" (``box`` and ``box-2`` sharing a temp
+    folder), the random part of ``mkstemp``/``mkdtemp`` never does.
+
+    >>> left_by_dead_process(owner_tag() + "abc")  # this process: alive
+    False
+    >>> left_by_dead_process("another-host-1-0-abc")  # not this host's: never
+    False
+    """
+    parts = tail.rsplit("-", 3)
+    if len(parts) != 4:
+        return False
+    host, pid, start, _ = parts
+    return (host == socket.gethostname() and pid.isdigit() and start.isdigit()
+            and process_gone(int(pid), int(start) or None))
 
 
 def exit_with_parent() -> None:

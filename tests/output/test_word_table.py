@@ -16,6 +16,7 @@ import pytest
 from wefe_same.output import figures as plots
 from wefe_same.output import word_table as wt
 from wefe_same.output.word_table import WordSummary, WordTable
+from wefe_same.processes import process_start
 
 pytest.importorskip("pyarrow")
 
@@ -115,12 +116,16 @@ def test_a_folder_left_by_a_killed_run_is_removed(parts):
     dead.mkdir()
     (dead / "0.parquet").write_bytes(b"x")
     alive = Path(tempfile.mkdtemp(prefix=f"{wt._PREFIX}{socket.gethostname()}-{os.getpid()}-0-"))
+    # A live run on host "HOST-2" sharing the temp folder: read from the left, its name
+    # looked like this host's pid 2 with a start time that pid 2 does not have
+    neighbour = Path(tempfile.mkdtemp(prefix=f"{wt._PREFIX}{socket.gethostname()}-2-{os.getpid()}-"
+                                             f"{process_start(os.getpid())}-"))
     try:
         table = WordTable(spill_bytes=0)
         table.add(0, parts[0])
-        assert not dead.exists() and alive.exists()
+        assert not dead.exists() and alive.exists() and neighbour.exists()
     finally:
-        for folder in (dead, alive):
+        for folder in (dead, alive, neighbour):
             if folder.exists():
                 import shutil
 

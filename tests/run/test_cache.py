@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from wefe_same.errors import CacheError, WefeSameWarning
+from wefe_same.processes import owner_tag, process_start
 from wefe_same.run.cache import (
     CACHE_UNUSABLE,
     ENV_VAR,
@@ -203,13 +204,17 @@ def test_writes_leave_no_temporary_file_and_orphans_are_removed(tmp_path):
     folder = cache.path("vectors", KEY).parent
     assert [p.name for p in folder.iterdir()] == [f"{KEY}.entry"]
     host = socket.gethostname()
-    dead = folder / f".tmp-{host}-999999999-x.tmp"  # no such process
-    alive = folder / f".tmp-{host}-{os.getpid()}-y.tmp"  # a writer still at work
-    foreign = folder / ".tmp-otherhost-999999999-z.tmp"  # another machine's writer: not ours to judge
-    for p in (dead, alive, foreign):
+    dead = folder / f".tmp-{host}-999999999-0-x.tmp"  # no such process
+    alive = folder / f".tmp-{owner_tag()}y.tmp"  # a writer still at work
+    foreign = folder / ".tmp-otherhost-999999999-0-z.tmp"  # another machine's writer: not ours to judge
+    # A live writer on host "HOST-2" (a cache shared over NFS): read from the left, its name
+    # looked like this host's pid 2 with a start time that pid 2 does not have
+    neighbour = folder / f".tmp-{host}-2-{os.getpid()}-{process_start(os.getpid())}-w.tmp"
+    for p in (dead, alive, foreign, neighbour):
         p.write_bytes(b"partial")
     ModelCache(tmp_path)
-    assert sorted(p.name for p in folder.iterdir()) == sorted([f"{KEY}.entry", alive.name, foreign.name])
+    assert sorted(p.name for p in folder.iterdir()) == sorted([f"{KEY}.entry", alive.name, foreign.name,
+                                                              neighbour.name])
 
 
 def test_unusable_cache_dir_is_one_error_naming_it(tmp_path):

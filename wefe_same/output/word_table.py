@@ -16,7 +16,6 @@ process is removed by the next table made on this host once that process is gone
 
 from __future__ import annotations
 
-import os
 import shutil
 import socket
 import tempfile
@@ -29,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from wefe_same.processes import process_gone, process_start
+from wefe_same.processes import left_by_dead_process, owner_tag
 
 #: (metric, component) pairs whose words the report and the word figures show, in order
 #: of preference: the first that has a value in any model is shown.
@@ -197,8 +196,7 @@ class WordTable:
     def _spill(self, position: int, frame: pd.DataFrame) -> Path:
         if self._folder is None:
             _remove_orphans()
-            self._folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{socket.gethostname()}-{os.getpid()}-"
-                                                        f"{process_start(os.getpid()) or 0}-"))
+            self._folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{owner_tag()}"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._folder, True)
         path = self._folder / f"{position}.parquet"
         frame.to_parquet(path, engine="pyarrow", compression="zstd", compression_level=1, index=False)
@@ -298,12 +296,10 @@ class WordTable:
 
 def _remove_orphans() -> None:
     """Folders of this host's word tables whose process is gone (killed before its exit)."""
-    prefix = f"{_PREFIX}{socket.gethostname()}-"
     try:
-        found = list(Path(tempfile.gettempdir()).glob(f"{prefix}*"))
+        found = list(Path(tempfile.gettempdir()).glob(f"{_PREFIX}{socket.gethostname()}-*"))
     except OSError:
         return
     for folder in found:
-        pid, start = [*folder.name[len(prefix):].split("-"), "", ""][:2]
-        if pid.isdigit() and start.isdigit() and process_gone(int(pid), int(start) or None):
+        if folder.is_dir() and not folder.is_symlink() and left_by_dead_process(folder.name[len(_PREFIX):]):
             shutil.rmtree(folder, ignore_errors=True)

@@ -36,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.errors import CacheError, WefeSameWarning
-from wefe_same.processes import process_gone, process_start
+from wefe_same.processes import left_by_dead_process, owner_tag
 from wefe_same.run.cache.codec import (
     FORMAT_VERSION,
     MAGIC,
@@ -243,11 +243,9 @@ class ModelCache:
 
     def _remove_orphans(self) -> None:
         """Temporary files of this host's writers that died (SIGKILL) before renaming."""
-        prefix = f".tmp-{socket.gethostname()}-"
         for kind in KINDS:
-            for tmp in (self._base / kind).glob(f"*/{prefix}*"):
-                pid, start = [*tmp.name[len(prefix):].split("-"), "", ""][:2]
-                if pid.isdigit() and process_gone(int(pid), int(start) or None if start.isdigit() else None):
+            for tmp in (self._base / kind).glob(f"*/.tmp-{socket.gethostname()}-*.tmp"):
+                if left_by_dead_process(tmp.name[len(".tmp-"):-len(".tmp")]):
                     tmp.unlink(missing_ok=True)
 
 
@@ -285,4 +283,4 @@ def _read_header(path: Path) -> Any:
 
 def _temp_prefix() -> str:
     # host, pid and start time: a later run removes it only when this process is gone
-    return f".tmp-{socket.gethostname()}-{os.getpid()}-{process_start(os.getpid()) or 0}-"
+    return f".tmp-{owner_tag()}"
