@@ -124,7 +124,9 @@ class RankResult:
 
     def __post_init__(self) -> None:
         given = self.__dict__.get("_word_bias")
-        if given is not None and self.word_table is None:
+        # A frame given with another result's table (dataclasses.replace(result, word_bias=new))
+        # replaces that table: the writer writes the table
+        if given is not None and (self.word_table is None or not self.word_table.made(given)):
             self.word_table = WordTable.from_frame(given)
         if self.set_apart is None:
             self.set_apart = self.quality_columns

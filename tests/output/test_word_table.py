@@ -141,3 +141,26 @@ def test_a_copy_holds_its_own_rows(parts):
     del table
     gc.collect()
     pd.testing.assert_frame_equal(copy.frame(), whole(parts[:1]))
+
+
+def test_a_result_replaced_with_new_rows_writes_the_new_rows(parts):
+    """dataclasses.replace(result, word_bias=new) writes ``new``: the writer reads the
+    result's table, which must not stay the old result's."""
+    import dataclasses
+
+    from wefe_same.result import RankResult
+
+    table = WordTable(spill_bytes=0)
+    for i, frame in enumerate(parts):
+        table.add(i, frame)
+    empty = pd.DataFrame()
+    result = RankResult(scores={}, aggregates=empty, rankings=empty, correlations=empty,
+                        correlation_pvalues=empty, by_query_set=empty, details=empty, lookups=empty,
+                        word_table=table)
+    new = parts[0].iloc[:5].copy()
+    replaced = dataclasses.replace(result, word_bias=new)
+    assert replaced.word_table is not table
+    pd.testing.assert_frame_equal(replaced.word_table.frame().reset_index(drop=True),
+                                  wt.concat_frames([new]).reset_index(drop=True))
+    same = dataclasses.replace(result)  # nothing changed: the same table goes on
+    assert same.word_table is table and len(same.word_bias) == sum(len(p) for p in parts)

@@ -212,7 +212,14 @@ class WordTable:
     def frame(self) -> pd.DataFrame:
         """The whole table in memory (labels as categories, their union)."""
         frames = list(self.frames())
-        return concat_frames(frames) if frames else pd.DataFrame(columns=[*LABELS, "value"])
+        frame = concat_frames(frames) if frames else pd.DataFrame(columns=[*LABELS, "value"])
+        self._made = weakref.ref(frame)
+        return frame
+
+    def made(self, frame: pd.DataFrame) -> bool:
+        """Whether ``frame`` is the last :meth:`frame` of this table (not a table given anew)."""
+        made = getattr(self, "_made", None)
+        return made is not None and made() is frame
 
     def chosen(self) -> tuple[str, str] | None:
         """The (metric, component) the report and the figures show: the first of
