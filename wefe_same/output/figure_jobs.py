@@ -10,7 +10,7 @@ and, when computed, the rank stability and robustness figures and, when the run 
 model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
 heatmap per metric (models × subqueries) and one "most biased words" figure per model.
 
-Many models (issue 21: legible at 100): figures grow with the number of models (thinner
+Many models (legible at 100): figures grow with the number of models (thinner
 rows beyond :data:`~.figures.MANY_ROWS`), list the models by their overall rank, and the
 per-model figures become one: beyond :data:`WORD_FIGURES_MAX` models the "most biased
 words" are one heatmap of every model (``most_biased_words.png``), and beyond
@@ -186,12 +186,13 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
     notes: list[Note] = []
     words = result.word_table if every else None
     if words is not None and len(words):
-        summary = words.summary()
-        if summary is None or summary.figure is None:
+        many = len(result.rankings) > WORD_FIGURES_MAX
+        summary = words.summary(figures=not many)  # many: the heatmap reads its own means, not these rows
+        if summary is None or (not many and summary.figure is None):
             notes.append((None, "no per-word values for any model", "left out"))
         else:
             metric, component = words.chosen()  # type: ignore[misc]
-            if len(result.rankings) > WORD_FIGURES_MAX:  # one figure for all, not one per model
+            if many:  # one figure for all, not one per model
                 order = _in_order(result.rankings.index, overall)
                 means = words.word_means((metric, component))  # one row per model and word
                 jobs.append(FigureJob("most_biased_words", draw_words_grid, (means, order, metric, component),
