@@ -132,6 +132,9 @@ def test_device_choice_follows_what_torch_sees(monkeypatch):
 def test_a_bad_device_name_is_refused_naming_the_parameter():
     with pytest.raises(InvalidParameterError, match="The 'device' parameter of rank must be one of 'auto', 'cpu'"):
         check_device("gpu", "rank")
+    # LoadOptions built by hand reach torch_device unchecked: refused there, not run as "auto"
+    with pytest.raises(ModelError, match="device 'gpu': choose one of auto, cpu, cuda"):
+        torch_device("gpu")
 
 
 def test_cpu_and_auto_give_the_same_vectors_and_the_same_cache_key(tiny, monkeypatch):

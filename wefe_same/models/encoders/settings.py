@@ -128,8 +128,11 @@ def torch_device(device: Device) -> str:
     """The torch device an encoder runs on: ``cpu``, or ``cuda`` (``auto`` when torch sees one).
 
     ``cuda`` without a CUDA device is a :class:`ModelError` (:func:`check_device` raises it
-    before any work).
+    before any work); a value other than ``auto``, ``cpu`` or ``cuda`` (``LoadOptions`` built
+    by hand) is one too, not a silent ``auto``.
     """
+    if device not in DEVICES:
+        raise ModelError(f"device {device!r}: choose one of {', '.join(DEVICES)}")
     if device == "cpu":
         return "cpu"
     if importlib.util.find_spec("torch") is None:
