@@ -71,8 +71,10 @@ How a word is encoded
 ---------------------
 In evaluation mode (no dropout), under ``torch.inference_mode()``, in batches of
 :data:`BATCH_SIZE` distinct texts sorted by length (less padding), on CUDA when present
-(``device``: ``auto``, ``cpu`` or ``cuda``; on CUDA larger batches, sized from its free memory): the
-same words give the same bytes on the same machine, device and libraries. The cache key (:meth:`EncoderSource.identity`)
+(``device``: ``auto``, ``cpu`` or ``cuda``; on CUDA larger batches, sized from its free memory): on
+the CPU the same words give the same bytes on the same machine and libraries; on CUDA the
+batches follow the free memory of the moment, so the last float32 bits may differ between
+runs (as between two devices; the cache key holds neither). The cache key (:meth:`EncoderSource.identity`)
 holds the sha256 of the model's files (computed once, then remembered by file stats),
 the hub revision of a cached snapshot, the settings and the library versions.
 
