@@ -111,15 +111,39 @@ def release_freed_memory() -> None:
     of every model (~50 MB of the 4 GloVe models' 450 MB). ``malloc_trim(0)`` returns it;
     elsewhere (macOS, musl) there is no such call and nothing is done.
     """
+    libc = _glibc()
+    if libc:
+        libc.malloc_trim(0)
+
+
+def trim_heap_eagerly() -> None:
+    """In the encoders' worker: buffers of 4 MiB and more come from ``mmap`` (returned to
+    the system when freed) and glibc gives the top of its heap back at every ``free``.
+
+    A forward pass frees large buffers between small allocations that live on (tokens
+    kept for the next model); with glibc's defaults (its mmap threshold grows to 32 MiB)
+    that memory stayed resident and was the default run's peak. Measured reading
+    all-MiniLM-L6-v2 for the default words on 2 cores: 638 MB peak, 15.3 s with the
+    defaults; 616 MB, 16.5 s with this; 570 MB, 18.3 s with a 1 MiB threshold. Only the
+    worker does it; nothing is done off glibc.
+    """
+    libc = _glibc()
+    if libc:
+        libc.mallopt(_M_MMAP_THRESHOLD, 4 << 20)
+        libc.mallopt(_M_TRIM_THRESHOLD, 0)
+
+
+def _glibc() -> Any:
     global _LIBC
     if _LIBC is None:
         try:
             _LIBC = ctypes.CDLL("libc.so.6")
             _LIBC.malloc_trim  # noqa: B018 (raises AttributeError when not glibc)
+            _LIBC.mallopt  # noqa: B018
         except (OSError, AttributeError):
             _LIBC = False
-    if _LIBC:
-        _LIBC.malloc_trim(0)
+    return _LIBC
 
 
 _LIBC: Any = None
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3  # glibc's malloc.h

@@ -32,7 +32,7 @@ import numpy as np
 from wefe_same.metrics._norms import safe_norm
 from wefe_same.models.sources import ModelSource, lookup_with_status
 from wefe_same.models.specs import LoadOptions
-from wefe_same.processes import release_freed_memory
+from wefe_same.processes import release_freed_memory, trim_heap_eagerly
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -253,6 +253,7 @@ def read_spec(spec: str, options: LoadOptions,
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders import EncoderSource
 
+    trim_heap_eagerly()
     source = resolve_model(spec, options)
     if isinstance(source, EncoderSource):
         # The parent scores the previous model meanwhile: torch leaves it one core. Its
