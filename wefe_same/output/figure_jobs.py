@@ -199,6 +199,7 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
                                       cost=1 + len(order) / 10))
             else:
                 wb = summary.figure  # every row each model's figure draws, and no more
+                assert wb is not None  # checked above (not many)
                 by_model = dict(tuple(wb.groupby("model", sort=False, observed=True)))
                 stems = unique_stems(str(m) for m in result.rankings.index)
                 for model in result.rankings.index:
