@@ -110,10 +110,24 @@ def test_models_with_the_same_tokenizer_files_share_one_tokenizer_and_its_tokens
 
 
 def test_the_remembered_texts_are_bounded(tiny, monkeypatch):
-    monkeypatch.setattr(tokens, "MAX_TEXTS", 4)
-    _, backend = _backend(tiny["bert"])
-    backend._tokenize(TEXTS, False)
-    assert sum(len(v) for v in tokens._TOKENS.values()) <= 4
+    """Beyond MAX_BYTES the least recently used tokenizer's texts go first; the one in
+    use keeps its texts while they fit, and none stays above the bound."""
+    tokens.forget()
+    _, bert = _backend(tiny["bert"])
+    _, roberta = _backend(tiny["roberta"])
+    bert._tokenize(TEXTS, False)
+    roberta._tokenize(TEXTS, False)
+    sizes = [tokens._BYTES[b.tokens.key] for b in (bert, roberta)]
+    assert sizes[0] == sum(a.nbytes + 112 for a in tokens._TOKENS[bert.tokens.key].values()) > 0
+    tokens.forget()
+    bert._tokenize(TEXTS, False)
+    monkeypatch.setattr(tokens, "MAX_BYTES", max(sizes) + 1)  # room for one tokenizer's texts, not two
+    roberta._tokenize(TEXTS, False)
+    assert list(tokens._TOKENS) == [roberta.tokens.key] and bert.tokens.key not in tokens._BYTES
+    assert len(tokens._TOKENS[roberta.tokens.key]) == len(set(TEXTS))
+    monkeypatch.setattr(tokens, "MAX_BYTES", 1)  # not even one: the texts are let go
+    roberta._tokenize(["a text not seen before"], False)  # the bound is kept as texts come in
+    assert sum(tokens._BYTES.values()) == 0 and not tokens._TOKENS[roberta.tokens.key]
 
 
 # ----------------------------------------------------------------------------- device

@@ -45,9 +45,10 @@ _NOT_TOKENIZER_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5"
 _NOT_TOKENIZER_NAMES = {"config.json", "generation_config.json", ".gitattributes", "desktop.ini"}
 #: ``config.json`` entries ``AutoTokenizer`` reads to choose the tokenizer class.
 _CONFIG_KEYS = ("model_type", "tokenizer_class", "model_name", "_name_or_path")
-#: Tokenizers kept loaded, and texts kept tokenized (all tokenizers together).
+#: Tokenizers kept loaded, and the bytes of tokenized texts kept (all tokenizers together:
+#: a text of 40 tokens is ~0.7 KB with its array's overhead, so ~90,000 such texts).
 MAX_TOKENIZERS = 4
-MAX_TEXTS = 300_000
+MAX_BYTES = 64 << 20
 #: The transformers methods whose default behaviour the direct path reproduces.
 _ENCODING_STEPS = ("__call__", "_call_one", "_encode_plus", "set_truncation_and_padding", "_convert_encoding",
                    "_get_padding_truncation_strategies", "_switch_to_input_mode")
@@ -55,8 +56,10 @@ _ENCODING_STEPS = ("__call__", "_call_one", "_encode_plus", "set_truncation_and_
 #: Held while a shared tokenizer is set up and called: Dask may read two models in threads of one process.
 TOKENIZER_LOCK = _LOCK = threading.RLock()
 _TOKENIZERS: OrderedDict[str, Any] = OrderedDict()
-#: (tokenizer key, max_length) → {text: (n, 4) int64 rows of id, type id, start, end}
+#: (tokenizer key, max_length) → {text: (n, 4) int32 rows of id, type id, start, end}
 _TOKENS: OrderedDict[tuple[str, int], dict[str, np.ndarray]] = OrderedDict()
+#: (tokenizer key, max_length) → bytes of its rows (arrays and their overhead)
+_BYTES: dict[tuple[str, int], int] = {}
 #: (tokenizer key, max_length) → the texts that were cut to max_length
 _CUT: dict[tuple[str, int], set[str]] = {}
 
@@ -150,7 +153,7 @@ class TextTokens:
             backend.encode_special_tokens = tk.split_special_tokens
         out = []
         for e in backend.encode_batch(texts, add_special_tokens=True, is_pretokenized=False):
-            rows = np.empty((len(e.ids), 4), dtype=np.int64)
+            rows = np.empty((len(e.ids), 4), dtype=np.int32)  # ids, types and offsets fit: half the memory
             rows[:, 0] = e.ids
             rows[:, 1] = e.type_ids
             rows[:, 2:] = np.asarray(e.offsets, dtype=np.int64).reshape(-1, 2)
@@ -181,6 +184,7 @@ class TextTokens:
                     encoded.update(zip(long, self._encode(long, truncate=True)))
                     cut.update(long)
                 known.update(encoded)
+                _BYTES[self.key] = _BYTES.get(self.key, 0) + sum(_size(a) for a in encoded.values())
             rows = [known[t] for t in texts]
             cut_here = [t for t in texts if t in cut]
             if new:
@@ -209,14 +213,21 @@ class TextTokens:
         return out
 
     def _evict(self) -> None:
-        """Forget the least recently used tokenizers' texts beyond :data:`MAX_TEXTS` (caller holds the lock)."""
-        while len(_TOKENS) > 1 and sum(len(v) for v in _TOKENS.values()) > MAX_TEXTS:
+        """Forget the least recently used tokenizers' texts beyond :data:`MAX_BYTES` (caller holds the lock)."""
+        while len(_TOKENS) > 1 and sum(_BYTES.values()) > MAX_BYTES:
             old, _ = _TOKENS.popitem(last=False)
             _CUT.pop(old, None)
-        if _TOKENS and sum(len(v) for v in _TOKENS.values()) > MAX_TEXTS:  # one tokenizer's texts alone
+            _BYTES.pop(old, None)
+        if _TOKENS and sum(_BYTES.values()) > MAX_BYTES:  # one tokenizer's texts alone
             only = next(iter(_TOKENS))
             _TOKENS[only].clear()
             _CUT.pop(only, None)
+            _BYTES[only] = 0
+
+
+def _size(rows: np.ndarray) -> int:
+    """Bytes a remembered text takes: its rows and the array object around them."""
+    return rows.nbytes + 112
 
 
 def forget() -> None:
@@ -225,3 +236,4 @@ def forget() -> None:
         _TOKENIZERS.clear()
         _TOKENS.clear()
         _CUT.clear()
+        _BYTES.clear()
