@@ -44,13 +44,13 @@ def test_direct_bias_is_the_same_from_a_warm_svd_cache():
     assert db.direct_bias(T, *groups).value == cold.value
 
 
-def test_rnsb_remembers_the_digest_of_read_only_arrays_only():
+def test_rnsb_remembers_the_digest_of_arrays_scoring_froze_only():
     import hashlib
 
     from wefe_same.metrics import rnsb
+    from wefe_same.metrics._frozen import freeze
 
-    fixed = np.random.default_rng(2).standard_normal((5, 3))
-    fixed.flags.writeable = False
+    fixed = freeze(np.random.default_rng(2).standard_normal((5, 3)))
     free = fixed.copy()
     expected = hashlib.sha1(fixed.tobytes()).hexdigest()
 
@@ -62,5 +62,12 @@ def test_rnsb_remembers_the_digest_of_read_only_arrays_only():
     assert remembered(fixed) and not remembered(free)
     free[0, 0] = 1.0  # a writable array is hashed again every time
     assert rnsb._digest(free) != expected
-    view = np.ndarray.view(fixed)  # read-only, but its data belongs to another array
-    assert not view.flags.owndata and rnsb._digest(view) == expected and not remembered(view)
+    view = np.ndarray.view(fixed)  # read-only, but not the array scoring froze
+    assert rnsb._digest(view) == expected and not remembered(view)
+    # A caller's read-only array is not trusted: its owner may make it writable and change it
+    theirs = np.random.default_rng(3).standard_normal((5, 3))
+    theirs.flags.writeable = False
+    before = rnsb._digest(theirs)
+    theirs.flags.writeable = True
+    theirs[0, 0] += 1.0
+    assert not remembered(theirs) and rnsb._digest(theirs) != before

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
+from wefe_same.metrics._frozen import is_frozen
 from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
 from wefe_same.validation import check_int, check_number
@@ -75,7 +76,7 @@ def _canonical(M: np.ndarray) -> np.ndarray:
     return M[canonical_order(M)]
 
 
-#: Digests of read-only arrays that own their data, by identity: scoring hands :func:`prefit`
+#: Digests of the arrays scoring froze (:mod:`._frozen`), by identity: scoring hands :func:`prefit`
 #: and then :func:`rnsb` the same shared arrays (a lexicon of 5 000 words is 12 MB to hash
 #: at 300 dimensions). Weak references: an entry neither keeps its array alive nor
 #: answers for another array given the same id later.
@@ -84,7 +85,7 @@ _DIGESTS_SIZE = 256
 
 
 def _digest(M: np.ndarray) -> str:
-    fixed = isinstance(M, np.ndarray) and not M.flags.writeable and M.flags.owndata
+    fixed = is_frozen(M)  # a caller's read-only array may be made writeable again: not trusted
     if fixed:
         with _LOCK:
             known = _DIGESTS.get(id(M))

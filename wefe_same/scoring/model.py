@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from wefe_same.metrics._frozen import freeze
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
 from wefe_same.models.sources import ModelSource
@@ -179,7 +180,7 @@ class WordVectors:
         got = self._arrays.get((kind, words))
         if got is None:
             got = self.table.unit_vectors(words) if kind == "unit" else self.table.raw_vectors(words)
-            got.flags.writeable = False
+            got = freeze(got)  # read-only, and trusted unchanged by the metrics' own caches
             self._arrays[kind, words] = got
         self._array_ids[kind, id(words)] = (words, got)
         return got
