@@ -189,9 +189,25 @@ def test_one_torch_thread_gives_the_same_bytes_and_the_setting_is_restored(tiny)
     import torch
 
     before = torch.get_num_threads()
-    default = resolve_model(f"hf:{tiny['bert']}").lookup(TEXTS)
-    one = resolve_model(f"hf:{tiny['bert']}")
-    one.threads = 1
-    got = one.lookup(TEXTS)
-    assert torch.get_num_threads() == before
-    assert all(got[w].tobytes() == default[w].tobytes() for w in default)
+    torch.set_num_threads(2)  # so that asking for 1 changes something even on a 1-core runner
+    try:
+        default = resolve_model(f"hf:{tiny['bert']}").lookup(TEXTS)
+        one = resolve_model(f"hf:{tiny['bert']}")
+        one.threads = 1
+        seen = []
+        forward = torch.nn.Module.__call__
+
+        def spy(module, *args, **kwargs):
+            seen.append(torch.get_num_threads())
+            return forward(module, *args, **kwargs)
+
+        torch.nn.Module.__call__ = spy
+        try:
+            got = one.lookup(TEXTS)
+        finally:
+            torch.nn.Module.__call__ = forward
+        assert seen and set(seen) == {1}  # the forward passes ran with one thread
+        assert torch.get_num_threads() == 2  # and the setting came back
+        assert all(got[w].tobytes() == default[w].tobytes() for w in default)
+    finally:
+        torch.set_num_threads(before)
