@@ -204,3 +204,28 @@ def test_pickled_weights_need_trust_and_safetensors_are_always_loaded(tiny, tmp_
     shutil.copytree(tiny["bert"], both)
     (both / "pytorch_model.bin").write_bytes(b"\x80\x04not a real pickle")
     np.testing.assert_allclose(resolve_model(f"hf:{both}").lookup(["nurse"])["nurse"], safe, atol=1e-6)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_batches_hold_texts_of_like_token_counts_and_rows_come_back_in_order(tiny, oracles, kind, monkeypatch):
+    """Texts are batched by their number of tokens (least padding), not by characters; each
+    word's vector is still its own (the oracle's, one text at a time)."""
+    oracle = oracles[kind]
+    words = [*WORDS, "a", "an", "tiny", "physicians", "x y z"]
+    count = {w: len(oracle.tokenizer(w)["input_ids"]) for w in words}
+    by_chars = [count[w] for w in sorted(words, key=lambda w: (len(w), w))]
+    assert by_chars != sorted(by_chars), "the words must order differently by characters and by tokens"
+    source = resolve_model(f"hf:{tiny[kind]}")
+    source.batch_size = 3
+    backend = source._load()
+    chunks = []
+    encode = backend.encode
+    monkeypatch.setattr(backend, "encode", lambda texts, spans=None: chunks.append(list(texts)) or encode(texts, spans))
+    got = source.lookup(words)
+    encoded = [t for chunk in chunks for t in chunk]
+    seen = [count[t] for t in encoded]
+    assert seen == sorted(seen) and sorted(encoded) == sorted(words)
+    assert all(len(c) <= 3 for c in chunks)
+    pooling = source.settings.pooling
+    for word in words:
+        np.testing.assert_allclose(got[word], oracle.vector(word, [(0, len(word))], pooling, "-1"), atol=ATOL, rtol=0)

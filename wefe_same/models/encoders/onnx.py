@@ -62,6 +62,10 @@ class OnnxBackend:
         """The source's batch size (onnxruntime sizes its own buffers)."""
         return default
 
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Each text's number of tokens (cut to the model's limit)."""
+        return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
+
     def feeds(self, texts: list[str]) -> dict[str, np.ndarray]:
         """The graph's inputs for ``texts``, padded to the longest (pad id 0, mask 0)."""
         encodings = self.tokenizer.encode_batch(texts)

@@ -160,9 +160,13 @@ class EncoderSource(ModelSource):
                 spans: Sequence[tuple[Span, ...]] | None = None) -> np.ndarray:
         from tqdm.auto import tqdm
 
-        # Batches of texts of similar length pad less (25 % faster on the default words);
-        # the order is a fixed function of the texts, and the rows are put back after.
-        order = sorted(range(len(texts)), key=lambda i: (len(texts[i]), texts[i], spans[i] if spans else ()))
+        # Batches of texts of the same number of tokens pad least: sorted by characters, a
+        # batch of 256 words held a few long ones, and padding was 1.5-3x the tokens
+        # (all-MiniLM-L6-v2 on the default words 14.8 s -> 8.3 s, one thread). The order is
+        # a fixed function of the texts, and the rows are put back after.
+        counts = backend.token_counts(texts) or [0] * len(texts)
+        order = sorted(range(len(texts)),
+                       key=lambda i: (counts[i], len(texts[i]), texts[i], spans[i] if spans else ()))
         texts = [texts[i] for i in order]
         ordered_spans = [spans[i] for i in order] if spans is not None else None
         # CPU: batch_size; CUDA: as many texts as the device's free memory holds.

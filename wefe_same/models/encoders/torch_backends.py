@@ -90,13 +90,18 @@ class _SbertBackend:
         self.dim = dimension()
 
     def batch_size(self, texts: Sequence[str], default: int) -> int:
-        """``default`` on the CPU; on CUDA as many texts as its free memory holds (a text's
-        tokens estimated from its characters: at most 4 each, byte-level BPE's worst)."""
+        """``default`` on the CPU; on CUDA as many texts as its free memory holds."""
         if self.device != "cuda" or not texts:
             return default
-        limit = int(getattr(self.model, "max_seq_length", None) or 512)
-        tokens = min(limit, 4 * max(len(t) for t in texts) + 2)
-        return _cuda_batch(self.dim or 768, 12, tokens, default)
+        return _cuda_batch(self.dim or 768, 12, max(self.token_counts(texts)), default)
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Each text's number of tokens, as the model's tokenizer makes them (batch order)."""
+        tokenizer = self.model.tokenizer
+        with TOKENIZER_LOCK:
+            ids = tokenizer(list(texts), truncation=True, verbose=False,
+                            max_length=int(getattr(self.model, "max_seq_length", None) or 512))["input_ids"]
+        return [len(i) for i in ids]
 
     def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
         """The model's own sentence embedding (its Pooling module); ``spans`` are not used."""
@@ -151,21 +156,26 @@ class _HfBackend:
         # encoding steps are transformers' own; else the tokenizer is called per batch.
         self.tokens = TextTokens(self.tokenizer, key, self.max_length) if direct(self.tokenizer) else None
 
-    def batch_size(self, texts: Sequence[str], default: int) -> int:
-        """``default`` on the CPU; on CUDA as many texts as its free memory holds
-        (:func:`~wefe_same.models.encoders.settings.cuda_batch_size`).
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        """Each text's number of tokens (cut to the model's positions).
 
         Every text is tokenized here, before the first batch runs the model: the tokens
         remembered for the next model (tokens.py) are then allocated before the model's
         large temporary buffers, not between them, where they held glibc's heap apart
         (the default run's worker peaked at 690-760 MB instead of 590-630 MB)."""
-        rows = self.tokens.rows(texts) if self.tokens is not None and texts else None
+        if self.tokens is not None:
+            return [len(r) for r in self.tokens.rows(texts)]
+        with TOKENIZER_LOCK:  # a shared tokenizer's truncation is set per call
+            ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_length,
+                                 verbose=False)["input_ids"]
+        return [len(i) for i in ids]
+
+    def batch_size(self, texts: Sequence[str], default: int) -> int:
+        """``default`` on the CPU; on CUDA as many texts as its free memory holds
+        (:func:`~wefe_same.models.encoders.settings.cuda_batch_size`)."""
         if self.device != "cuda" or not texts:
             return default
-        if rows is not None:
-            tokens = max(len(r) for r in rows)
-        else:
-            tokens = min(self.max_length, 4 * max(len(t) for t in texts) + 2)
+        tokens = max(self.token_counts(texts))
         n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 12)
         return _cuda_batch(self.dim or 768, n_layers, tokens, default)
 
