@@ -96,6 +96,25 @@ def test_subsets_of_one_pool_reach_sklearns_optimum(n1, n2, d, shift):
         assert b == pytest.approx(b_ref, abs=1e-6)
 
 
+def test_subsets_of_an_anisotropic_pool_reach_sklearns_optimum():
+    """Word vectors share a mean direction and a few strong ones (the case the pool's
+    Hessian preconditions); a lexicon's thousands of words against 40 dimensions."""
+    rng = np.random.default_rng(19)
+    d, n = 40, 3000
+    spectrum = np.geomspace(6.0, 0.05, d)
+    X = rng.normal(size=(n, d)) * spectrum + 4.0 * unit(rng.normal(size=(1, d)))
+    y = (X @ rng.normal(size=d) + rng.normal(scale=4.0, size=n) > np.median(X @ rng.normal(size=d))).astype(float)
+    masks = np.zeros((5, n), dtype=bool)
+    for i, mask in enumerate(masks):
+        mask[rng.choice(n, (2400, 2400, 2400, 1800, n)[i], replace=False)] = True
+    coefs, intercepts, gradients = fit_logistic_subsets(X, y, masks)
+    assert gradients.max() <= rnsb_module.GRADIENT_TOL
+    for mask, w, b in zip(masks, coefs, intercepts):
+        w_ref, b_ref = sklearn_fit(X[mask], y[mask])
+        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-6)
+        assert b == pytest.approx(b_ref, abs=1e-6)
+
+
 def test_a_problems_result_does_not_depend_on_the_rest_of_the_batch():
     rng = np.random.default_rng(5)
     problems = [random_problem(rng, 8, 8, 30, 0.5) for _ in range(5)]
