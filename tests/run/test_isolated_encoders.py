@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import types
 
 from wefe_same import Query, WordSet, rank
 
@@ -52,3 +53,49 @@ def test_the_reading_job_imports_neither_pandas_nor_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "[]"
+
+
+def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeypatch):
+    """The parent scores model k while the worker reads model k + 1; while the worker
+    reads its first model the parent has nothing to score, so torch gets every core."""
+    import os
+
+    import wefe_same.run.score as score
+    import wefe_same.scoring.vectors as vectors
+    from wefe_same.models import LoadOptions
+    from wefe_same.run.plan import ModelTask
+
+    threads = []
+
+    def read_table(source, words):
+        threads.append(source.threads)
+        return "table", {}, None
+
+    monkeypatch.setattr(vectors, "read_table", read_table)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    for spare_core in (True, False):
+        vectors.read_spec(MODEL, LoadOptions(cache=False), ["he"], spare_core=spare_core)
+    assert threads == [2, None]  # one core left to the parent; torch's own choice
+
+    jobs = []
+
+    class Worker:  # records the jobs the worker would run, and runs them here
+        def __init__(self, n):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def run(self, batch):
+            jobs.extend(batch)
+            return iter([])
+
+    monkeypatch.setattr(score, "Processes", Worker)
+    monkeypatch.setattr(score, "_spawn_safe", lambda: True)
+    options = LoadOptions(cache=False)
+    todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
+    score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None)  # one torch worker for the three
+    assert [job[0].keywords for job in jobs] == [{"spare_core": False}, {"spare_core": True}, {"spare_core": True}]

@@ -20,6 +20,7 @@ every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import sys
 import warnings
@@ -237,7 +238,10 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
     for heavy in by_backend.values():
         last: tuple[int, Any] | None = None
         with Processes(1) as executor:
-            results = executor.run([(read_spec, (m.task.spec, m.task.options, plan.words)) for m in heavy])
+            # The first model has every core (the parent has nothing to score meanwhile).
+            results = executor.run([(functools.partial(read_spec, spare_core=i > 0), (m.task.spec, m.task.options,
+                                                                                      plan.words))
+                                    for i, m in enumerate(heavy)])
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # scored once the worker has ended: the two never peak together
                     last = (i, value)

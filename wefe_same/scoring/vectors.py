@@ -241,27 +241,30 @@ def read_table(source: ModelSource,
     return table, source.describe(), source.identity()
 
 
-def read_spec(spec: str, options: LoadOptions,
-              words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def read_spec(spec: str, options: LoadOptions, words: Collection[str], *,
+              spare_core: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: resolve a model spec and read its table, importing nothing the lookup does not need.
 
     Run in the encoders' short-lived worker process (see :mod:`wefe_same.run.score`):
     that process then holds torch and one model at a time, but not pandas, scipy or the
     metrics (~150 MB less at the run's peak). The worker reads every encoder of the run in
     turn, so the model is let go and its memory handed back before the table is returned.
+    ``spare_core``: torch leaves one core to the parent, which scores the previous model
+    meanwhile (False for a worker's first model: the parent has nothing to score yet).
     """
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders import EncoderSource
 
     trim_heap_eagerly()
     source = resolve_model(spec, options)
-    if isinstance(source, EncoderSource):
+    if isinstance(source, EncoderSource) and spare_core:
         # The parent scores the previous model meanwhile: torch leaves it one core. Its
         # threads spin while they wait for a busy core: with one thread per core, forward
         # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
         # the vectors are the same bytes (tests/models/test_tokens.py). On 2 quiet cores it
         # is a trade: the zoo's marginal time per model 0.54 s (0.75 s with torch's own
-        # thread count), the default cold run 37.8 s (32.9 s); beyond 2 cores it is no trade.
+        # thread count); beyond 2 cores it is no trade. A worker's first model (the default
+        # run's only torch one) has every core: the parent waits for it.
         source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 2) - 1)
     out = read_table(source, words)
