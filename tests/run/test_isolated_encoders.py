@@ -99,3 +99,17 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
     todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
     score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None)  # one torch worker for the three
     assert [job[0].keywords for job in jobs] == [{"spare_core": False}, {"spare_core": True}, {"spare_core": True}]
+
+
+def test_the_worker_makes_waiting_openmp_threads_sleep_unless_the_user_said_otherwise():
+    import os
+
+    code = ("import os; import wefe_same.scoring.vectors as v; from wefe_same.models import LoadOptions; "
+            "v.read_table = lambda source, words: ('table', {}, None); "
+            f"v.read_spec({MODEL!r}, LoadOptions(cache=False), ['he']); print(os.environ.get('OMP_WAIT_POLICY'))")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
+    for given, expected in ((None, "PASSIVE"), ("ACTIVE", "ACTIVE")):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                             env=env if given is None else {**env, "OMP_WAIT_POLICY": given})
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip() == expected
