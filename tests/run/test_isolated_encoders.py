@@ -97,7 +97,8 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
     monkeypatch.setattr(score, "_spawn_safe", lambda: True)
     options = LoadOptions(cache=False)
     todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
-    score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None)  # one torch worker for the three
+    with score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None) as beside:  # one torch worker
+        assert beside == []  # torch's worker runs alone
     assert [job[0].keywords for job in jobs] == [{"spare_core": False}, {"spare_core": True}, {"spare_core": True}]
 
 
@@ -113,3 +114,45 @@ def test_the_worker_makes_waiting_openmp_threads_sleep_unless_the_user_said_othe
                              env=env if given is None else {**env, "OMP_WAIT_POLICY": given})
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip() == expected
+
+
+BESIDE = r"""
+import json, multiprocessing, sys
+import wefe_same.run.score as score
+from wefe_same import Query, WordSet, rank
+score._spawn_safe = lambda: True  # what the command line gets
+alive = []
+read_and_score = score.read_and_score
+def spy(plan, task):  # the static model is read while the ONNX worker is alive
+    alive.append(len(multiprocessing.active_children()))
+    return read_and_score(plan, task)
+score.read_and_score = spy
+query = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
+              [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
+result = rank(models=sys.argv[1:], queries=query, metrics=["WEAT", "RNSB"], seed=3, permutations=50,
+              cache=False, progress=False)
+print(json.dumps({"scores": result.scores["WEAT"].to_json(double_precision=15)
+                  + result.scores["RNSB"].to_json(double_precision=15), "alive": alive,
+                  "parent_imported": sorted(m for m in ("onnxruntime", "torch") if m in sys.modules)}))
+"""
+
+
+def test_the_onnx_worker_reads_beside_the_static_models_and_scores_the_same_bytes():
+    models = [MODEL, "glove-6b-50d"]
+    out = subprocess.run([sys.executable, "-c", BESIDE, *models], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    child = json.loads(out.stdout.strip().splitlines()[-1])
+    assert child["parent_imported"] == [] and child["alive"] == [1]  # GloVe read while the worker lived
+    here = rank(models=models, queries=QUERY, metrics=["WEAT", "RNSB"], seed=3, permutations=50, cache=False,
+                progress=False)
+    assert child["scores"] == here.scores["WEAT"].to_json(double_precision=15) + here.scores["RNSB"].to_json(
+        double_precision=15)
+
+
+def test_the_encoders_worker_asks_glibc_for_one_arena_and_eager_trimming(monkeypatch):
+    import wefe_same.processes as processes
+
+    calls = []
+    monkeypatch.setattr(processes, "_LIBC", types.SimpleNamespace(mallopt=lambda *args: calls.append(args)))
+    processes.trim_heap_eagerly()
+    assert calls == [(-3, 4 << 20), (-1, 0), (-8, 1)]  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_ARENA_MAX

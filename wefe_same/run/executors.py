@@ -210,9 +210,20 @@ class Processes(AbstractContextManager["Processes"]):
         self._pool = None
 
     def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Any]]:
+        """Submit every job now (the workers start at once); the results as they complete."""
         assert self._pool is not None, "use Processes as a context manager"
         with _sigint_ignored():  # the workers start on submit and inherit "ignore" from their first instruction
             futures = {self._pool.submit(_guarded, fn, *args): i for i, (fn, args) in enumerate(jobs)}
+        return self._results(futures)
+
+    def close_when_done(self) -> None:
+        """Let the workers exit as soon as the jobs submitted so far have run (their results
+        stay readable): an idle worker would keep its memory until the block ends."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+
+    @staticmethod
+    def _results(futures: dict[cf.Future, int]) -> Iterator[tuple[int, Any]]:
         try:
             for future in cf.as_completed(futures):
                 # Let go of the finished future: it holds its result (a model's whole table)

@@ -19,12 +19,13 @@ every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import os
 import sys
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,23 +194,27 @@ def score_models(
             bar.update(sum(m.scores is not None for m in models))
             todo = [m for m in models if m.scores is None]
             in_process = isinstance(executor, InProcess)
-            if in_process:
-                _isolated(plan, todo, cache, scoring, bar)
-                todo = [m for m in todo if m.scores is None]
-            jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
-                               else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
-            # Only the executor holds the jobs from here, and lets each go once run: in-process
-            # a job's task holds its source, which holds the whole model once read.
-            results = executor.run(jobs)
-            del jobs
-            for i, value in results:
-                _finish(todo[i], value, cache, scoring, bar)
-                value = None  # the table lives no longer than it takes to write its entries
+            encoders: contextlib.AbstractContextManager[list[_Model]] = (
+                _isolated(plan, todo, cache, scoring, bar) if in_process else contextlib.nullcontext([]))
+            with encoders as beside:
+                todo = [m for m in todo if m.scores is None and not any(m is b for b in beside)]
+                jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
+                                   else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
+                # Only the executor holds the jobs from here, and lets each go once run: in-process
+                # a job's task holds its source, which holds the whole model once read.
+                results = executor.run(jobs)
+                del jobs
+                for i, value in results:
+                    _finish(todo[i], value, cache, scoring, bar)
+                    value = None  # the table lives no longer than it takes to write its entries
     return [m.scores for m in models], {m.task.name: m.status for m in models}  # type: ignore[misc]
 
 
-def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str, bar: Any) -> None:
-    """Read the encoder models of an in-process run first, in worker processes of their own.
+@contextlib.contextmanager
+def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str,
+              bar: Any) -> Iterator[list[_Model]]:
+    """Read the encoder models of an in-process run in worker processes of their own; yields
+    the models still being read while the caller scores the others (see below).
 
     An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
     keeps after the model is read (imported libraries and allocator caches are not given
@@ -226,8 +231,14 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
     next encoder (the last one of a worker is scored after the worker has ended, so that a
     run of one encoder per backend never holds the worker and the scoring at once). Only
     models given as spec strings go (a ModelSource object may not be picklable).
+
+    torch's worker (~600 MB with all-MiniLM-L6-v2) runs alone, before the other models are
+    read. onnxruntime's (~250 MB) runs beside them: its models are yielded, read meanwhile
+    and scored when the block ends (the default run's tree peaked at ~760 MB, not
+    above its torch worker's peak, and the ONNX encoder's ~3 s went off the critical path).
     """
     if not _spawn_safe():
+        yield []
         return
     by_backend: dict[str, list[_Model]] = {}
     for m in todo:
@@ -235,13 +246,11 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
             source = m.source if m.source is not None else m.task.source()
             if isinstance(source, EncoderSource):
                 by_backend.setdefault(_runtime(source), []).append(m)
+    light = by_backend.pop("onnxruntime", [])
     for heavy in by_backend.values():
         last: tuple[int, Any] | None = None
         with Processes(1) as executor:
-            # The first model has every core (the parent has nothing to score meanwhile).
-            results = executor.run([(functools.partial(read_spec, spare_core=i > 0), (m.task.spec, m.task.options,
-                                                                                      plan.words))
-                                    for i, m in enumerate(heavy)])
+            results = executor.run(_read_jobs(plan, heavy))
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # scored once the worker has ended: the two never peak together
                     last = (i, value)
@@ -251,6 +260,22 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
         if last is not None:
             _score_read(plan, heavy[last[0]], last[1], cache, scoring, bar)
             last = None
+    if not light:
+        yield []
+        return
+    with Processes(1) as executor:
+        results = executor.run(_read_jobs(plan, light))  # submitted: the worker starts reading now
+        executor.close_when_done()  # and exits once read, not when the other models are done
+        yield light
+        for i, value in results:
+            _score_read(plan, light[i], value, cache, scoring, bar)
+            value = None
+
+
+def _read_jobs(plan: RunPlan, models: list[_Model]) -> list[Job]:
+    """One worker's reads; the first has every core (the parent has nothing to score meanwhile)."""
+    return [(functools.partial(read_spec, spare_core=i > 0), (m.task.spec, m.task.options, plan.words))
+            for i, m in enumerate(models)]
 
 
 def _score_read(plan: RunPlan, model: _Model, read: tuple[VectorTable, dict[str, str], dict[str, Any] | None],
