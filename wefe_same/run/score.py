@@ -247,27 +247,30 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
             if isinstance(source, EncoderSource):
                 by_backend.setdefault(_runtime(source), []).append(m)
     light = by_backend.pop("onnxruntime", [])
+    held: tuple[_Model, Any] | None = None  # a worker's last read: scored once the worker has ended
     for heavy in by_backend.values():
-        last: tuple[int, Any] | None = None
+        if held is not None:
+            _score_read(plan, *held, cache, scoring, bar)
+            held = None
         with Processes(1) as executor:
             results = executor.run(_read_jobs(plan, heavy))
             for done, (i, value) in enumerate(results, start=1):
-                if done == len(heavy):  # scored once the worker has ended: the two never peak together
-                    last = (i, value)
+                if done == len(heavy):  # the worker and this scoring never peak together
+                    held = (heavy[i], value)
                     break
                 _score_read(plan, heavy[i], value, cache, scoring, bar)
                 value = None
-        if last is not None:
-            _score_read(plan, heavy[last[0]], last[1], cache, scoring, bar)
-            last = None
-    if not light:
-        yield []
-        return
-    with Processes(1) as executor:
-        results = executor.run(_read_jobs(plan, light))  # submitted: the worker starts reading now
-        executor.close_when_done()  # and exits once read, not when the other models are done
+    with contextlib.ExitStack() as stack:
+        light_results: Iterator[tuple[int, Any]] = iter(())
+        if light:  # started before the held read is scored: that scoring is not on its path
+            executor = stack.enter_context(Processes(1))
+            light_results = executor.run(_read_jobs(plan, light))  # submitted: the worker starts now
+            executor.close_when_done()  # and exits once read, not when the other models are done
+        if held is not None:
+            _score_read(plan, *held, cache, scoring, bar)
+            held = None
         yield light
-        for i, value in results:
+        for i, value in light_results:
             _score_read(plan, light[i], value, cache, scoring, bar)
             value = None
 
