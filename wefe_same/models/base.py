@@ -51,6 +51,9 @@ class ModelSource(abc.ABC):
     - :meth:`lookup_with_status`: like ``lookup``, plus the words whose vectors were built
       from subwords rather than read from the vocabulary (fastText ``.bin``); they are
       marked ``subword`` in lookups.csv (default: none);
+    - :meth:`lookup_matrix`: an open-vocabulary source's vectors as the rows of one
+      matrix, for tables of thousands of words without an array per word (default: not
+      offered, and ``lookup`` is used);
     - ``decode_warnings``: "FILE:LINE: b'...' decoded as '...'" strings for words decoded
       leniently (``LoadOptions.unicode_errors``);
     - ``spec``: the string it was resolved from, so that worker processes can resolve it
@@ -99,6 +102,12 @@ class ModelSource(abc.ABC):
     def lookup_with_status(self, words: Collection[str]) -> StatusLookup:
         """(``lookup(words)``, the words among them built from subwords: none by default)."""
         return self.lookup(words), frozenset()
+
+    def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
+        """Sorted distinct ``words``' vectors as one float64 matrix, row ``i`` for ``words[i]``,
+        and a bool array of the words that have one (the others' rows are zeros); the same
+        vectors as :meth:`lookup`, none built from subwords. None (the default): not offered."""
+        return None
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
         """The first ``limit`` words and their raw float32 vectors; only when ``has_vocabulary``."""
