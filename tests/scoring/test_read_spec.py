@@ -44,3 +44,14 @@ def test_read_spec_gives_the_callers_table_and_leaves_the_collector_as_it_was(tm
     assert table.lookups == expected.lookups
     assert description["kind"]
     assert gc.get_freeze_count() == 0 and gc.isenabled()
+
+
+def test_an_encoder_read_by_the_job_equals_the_callers_table_byte_for_byte(tiny, monkeypatch, tmp_path):
+    monkeypatch.setenv("WEFE_SAME_CACHE", str(tmp_path / "cache"))
+    words = ["physician", "she", "nurse", "He"]
+    table, description, identity = read_spec(f"hf:{tiny['bert']}", LoadOptions(cache=False), words)
+    expected = build_table(resolve_model(f"hf:{tiny['bert']}", LoadOptions(cache=False)), words)
+    assert table.words == expected.words and table.lookups == expected.lookups
+    assert table.raw.tobytes() == expected.raw.tobytes() and table.unit.tobytes() == expected.unit.tobytes()
+    assert description["kind"] == "hf" and identity is not None and identity["kind"] == "encoder"
+    assert gc.get_freeze_count() == 0 and gc.isenabled()

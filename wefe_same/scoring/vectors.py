@@ -299,17 +299,18 @@ def read_spec(spec: str, options: LoadOptions,
     from wefe_same.models.encoders import EncoderSource
 
     trim_heap_eagerly()
+    source = resolve_model(spec, options)
+    if isinstance(source, EncoderSource):
+        # The parent scores the previous model meanwhile: torch leaves it one core. Its
+        # threads spin while they wait for a busy core: with one thread per core, forward
+        # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
+        # the vectors are the same bytes (tests/models/test_tokens.py). On 2 quiet cores it
+        # is a trade: the zoo's marginal time per model 0.54 s (0.75 s with torch's own
+        # thread count), the default cold run 37.8 s (32.9 s); beyond 2 cores it is no trade.
+        source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
+                             else (os.cpu_count() or 2) - 1)
+        source.import_runtime()  # frozen below with the rest: the first read's collection skips them
     with _own_objects_collected():
-        source = resolve_model(spec, options)
-        if isinstance(source, EncoderSource):
-            # The parent scores the previous model meanwhile: torch leaves it one core. Its
-            # threads spin while they wait for a busy core: with one thread per core, forward
-            # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
-            # the vectors are the same bytes (tests/models/test_tokens.py). On 2 quiet cores it
-            # is a trade: the zoo's marginal time per model 0.54 s (0.75 s with torch's own
-            # thread count), the default cold run 37.8 s (32.9 s); beyond 2 cores it is no trade.
-            source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
-                                 else (os.cpu_count() or 2) - 1)
         out = read_table(source, words)
         del source
     release_freed_memory()
@@ -324,7 +325,9 @@ def _own_objects_collected() -> Iterator[None]:
     The worker holds ~390,000 objects of torch's and transformers' imports; a full
     collection walks them all (0.18 s), and reading a model makes enough objects that
     the collector ran one every ~3 models of a zoo (~0.06 s per model). Frozen
-    (:func:`gc.freeze`) they are skipped; refcounting still frees them as before.
+    (:func:`gc.freeze`) they are skipped; refcounting still frees them as before. The
+    caller imports the model's libraries before the block, or its first collection
+    walks their objects too.
     """
     gc.freeze()
     try:

@@ -3,7 +3,10 @@ that uses it) and the ``sbert:`` and ``hf:`` spec builders."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
+import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -118,6 +121,16 @@ class EncoderSource(ModelSource):
                 else:
                     self._backend = _HfBackend(s, self._location())
         return self._backend
+
+    def import_runtime(self) -> None:
+        """Import the libraries that :meth:`lookup` will load the model with (none missing:
+        an import error is left to the load, which names the model)."""
+        names = {"onnx": ("onnxruntime", "tokenizers"), "sbert": ("torch", "transformers", "sentence_transformers")}
+        for name in names.get(self.settings.backend, ("torch", "transformers")):
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        if self.settings.backend == "hf" and "transformers" in sys.modules:
+            from transformers import AutoModel, AutoTokenizer  # noqa: F401 (lazy attributes: their modules)
 
     # ------------------------------------------------------------------ protocol
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
