@@ -8,7 +8,8 @@ casing variants), so a source never has to hand over a whole embedding matrix.
 What a source can do beyond ``lookup`` is *declared* (class attributes and properties
 with defaults here), never probed with ``getattr``: the framework reads
 ``source.open_vocabulary``, ``source.has_vocabulary``, ``source.spec`` and calls
-``source.identity()`` and ``source.lookup_with_status(words)`` on every source.
+``source.identity()`` and ``source.lookup_with_status(words)`` on every source
+(``source.lookup_matrix(words)`` first on an open-vocabulary one).
 """
 
 from __future__ import annotations
@@ -106,7 +107,8 @@ class ModelSource(abc.ABC):
     def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """Sorted distinct ``words``' vectors as one float64 matrix, row ``i`` for ``words[i]``,
         and a bool array of the words that have one (the others' rows are zeros); the same
-        vectors as :meth:`lookup`, none built from subwords. None (the default): not offered."""
+        vectors as :meth:`lookup`, none built from subwords (a subclass that changes ``lookup``
+        changes this too). None (the default): not offered."""
         return None
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
