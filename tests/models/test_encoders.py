@@ -414,12 +414,12 @@ def test_build_table_asks_an_encoder_for_the_words_as_written_only(minilm, st_mo
     from wefe_same.scoring.vectors import build_table
 
     asked = []
-    lookup = minilm.lookup
-    minilm.lookup = lambda words: asked.append(sorted(words)) or lookup(words)
+    lookup = minilm.lookup_matrix  # the table's rows, in one matrix
+    minilm.lookup_matrix = lambda words: asked.append(list(words)) or lookup(words)
     try:
         table = build_table(minilm, ["Doctor", "nurse", "NASA", "ice cream"])
     finally:
-        del minilm.lookup
+        del minilm.lookup_matrix
     assert asked == [["Doctor", "NASA", "ice cream", "nurse"]]
     assert {lk.word: (lk.found_as, lk.status) for lk in table.lookups} == {
         w: (w, "exact") for w in ["Doctor", "nurse", "NASA", "ice cream"]}

@@ -8,7 +8,8 @@ casing variants), so a source never has to hand over a whole embedding matrix.
 What a source can do beyond ``lookup`` is *declared* (class attributes and properties
 with defaults here), never probed with ``getattr``: the framework reads
 ``source.open_vocabulary``, ``source.has_vocabulary``, ``source.spec`` and calls
-``source.identity()`` and ``source.lookup_with_status(words)`` on every source.
+``source.identity()`` and ``source.lookup_with_status(words)`` on every source
+(``source.lookup_matrix(words)`` first on an open-vocabulary one).
 """
 
 from __future__ import annotations
@@ -51,6 +52,9 @@ class ModelSource(abc.ABC):
     - :meth:`lookup_with_status`: like ``lookup``, plus the words whose vectors were built
       from subwords rather than read from the vocabulary (fastText ``.bin``); they are
       marked ``subword`` in lookups.csv (default: none);
+    - :meth:`lookup_matrix`: an open-vocabulary source's vectors as the rows of one
+      matrix, for tables of thousands of words without an array per word (default: not
+      offered, and ``lookup`` is used);
     - ``decode_warnings``: "FILE:LINE: b'...' decoded as '...'" strings for words decoded
       leniently (``LoadOptions.unicode_errors``);
     - ``spec``: the string it was resolved from, so that worker processes can resolve it
@@ -99,6 +103,13 @@ class ModelSource(abc.ABC):
     def lookup_with_status(self, words: Collection[str]) -> StatusLookup:
         """(``lookup(words)``, the words among them built from subwords: none by default)."""
         return self.lookup(words), frozenset()
+
+    def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
+        """Sorted distinct ``words``' vectors as one float64 matrix, row ``i`` for ``words[i]``,
+        and a bool array of the words that have one (the others' rows are zeros); the same
+        vectors as :meth:`lookup`, none built from subwords (a subclass that changes ``lookup``
+        changes this too). None (the default): not offered."""
+        return None
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
         """The first ``limit`` words and their raw float32 vectors; only when ``has_vocabulary``."""

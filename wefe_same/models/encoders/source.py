@@ -3,10 +3,15 @@ that uses it) and the ``sbert:`` and ``hf:`` spec builders."""
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
 import json
+import sys
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
+from functools import cache
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +46,11 @@ from wefe_same.models.encoders.settings import (
 from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
 from wefe_same.models.specs import LoadOptions
 from wefe_same.versions import package_version
+
+#: A distribution's version, read from its metadata once per process (~2 ms a read: each
+#: model's identity and description asked for three). The libraries a process has imported
+#: are the ones that encode, whatever a later installation changes on disk.
+_version = cache(package_version)
 
 
 def encoder_cache(settings: EncoderSettings) -> Path:
@@ -112,9 +122,25 @@ class EncoderSource(ModelSource):
                     self._backend = _HfBackend(s, self._location())
         return self._backend
 
+    def import_runtime(self) -> None:
+        """Import the libraries that :meth:`lookup` will load the model with (none missing:
+        an import error is left to the load, which names the model)."""
+        names = {"onnx": ("onnxruntime", "tokenizers"), "sbert": ("torch", "transformers", "sentence_transformers")}
+        for name in names.get(self.settings.backend, ("torch", "transformers")):
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
+        if self.settings.backend == "hf" and "transformers" in sys.modules:
+            from transformers import AutoModel, AutoTokenizer  # noqa: F401 (lazy attributes: their modules)
+
     # ------------------------------------------------------------------ protocol
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
-        """Every word's vector; see the module docstring.
+        """Every word's vector; see the module docstring and :meth:`lookup_matrix`."""
+        words = sorted(set(words))
+        matrix, has = self.lookup_matrix(words)
+        return {w: matrix[i] for i, w in enumerate(words) if has[i]}
+
+    def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Sorted distinct ``words``' vectors as rows of one float64 matrix, and which words have one.
 
         Each word becomes one or more texts (alone, in templates, in context sentences) with
         the word's character spans; the distinct texts are encoded in batches of
@@ -123,28 +149,46 @@ class EncoderSource(ModelSource):
         by truncation does not count); a word with no text (no context sentence holds it)
         gets no vector and is reported missing.
         """
-        words = sorted(set(words))
+        words = list(words)
+        if any(a >= b for a, b in pairwise(words)):
+            raise ValueError("EncoderSource.lookup_matrix takes sorted, distinct words")
+        self.context_counts = None
         if not words:
-            return {}
+            return np.zeros((0, 0)), np.zeros(0, dtype=bool)
+        s = self.settings
+        word_level = s.pooling in WORD_POOLINGS
+        if s.contexts is None and not s.templates:
+            # Each word is its own one text (the default run): its vector is its encoded row,
+            # the same bytes as the general path below, without a dict entry per text.
+            backend = self._load()
+            encoded = self._encode(backend, words, [((0, len(w)),) for w in words] if word_level else None)
+            matrix = encoded.astype(np.float64)
+            if not word_level:
+                return matrix, np.ones(len(words), dtype=bool)
+            has = np.asarray(np.isfinite(matrix).all(axis=1))
+            matrix[~has] = 0.0
+            matrix += 0.0  # the mean of one row, as below: 0.0 + x, so -0.0 becomes 0.0
+            return matrix, has
         texts = self.texts(words)
-        self.context_counts = ({w: len(texts[w]) for w in words} if self.settings.contexts is not None else None)
+        self.context_counts = {w: len(texts[w]) for w in words} if s.contexts is not None else None
         backend = self._load()
-        word_level = self.settings.pooling in WORD_POOLINGS
         # Sentence poolings: one vector per distinct text; word poolings: per text and span.
         keys = sorted({item if word_level else (item[0], ()) for w in words for item in texts[w]})
         row = {k: i for i, k in enumerate(keys)}
         encoded = self._encode(backend, [k[0] for k in keys], [k[1] for k in keys] if word_level else None)
         if not word_level:
-            return _mean_rows(encoded, [[row[(item[0], ())] for item in texts[w]] for w in words], words)
-        out = {}
-        for w in words:
+            return _mean_rows(encoded, [[row[(item[0], ())] for item in texts[w]] for w in words])
+        matrix = np.zeros((len(words), encoded.shape[1]))
+        has = np.zeros(len(words), dtype=bool)
+        for i, w in enumerate(words):
             if not texts[w]:
                 continue
             rows = encoded[[row[item] for item in texts[w]]].astype(np.float64)
             rows = rows[np.isfinite(rows).all(axis=1)]
             if len(rows):
-                out[w] = rows.mean(axis=0)
-        return out
+                matrix[i] = rows.mean(axis=0)
+                has[i] = True
+        return matrix, has
 
     def texts(self, words: Sequence[str]) -> dict[str, list[Text]]:
         """Per word, the texts it is encoded in and its character spans in each."""
@@ -158,15 +202,17 @@ class EncoderSource(ModelSource):
 
     def _encode(self, backend: Any, texts: Sequence[str],
                 spans: Sequence[tuple[Span, ...]] | None = None) -> np.ndarray:
+        """One float32 row per text; ``texts`` (with their ``spans``) distinct and sorted."""
         from tqdm.auto import tqdm
 
         # Batches of texts of the same number of tokens pad least: sorted by characters, a
         # batch of 256 words held a few long ones, and padding was 1.5-3x the tokens
         # (all-MiniLM-L6-v2 on the default words 14.8 s -> 8.3 s, one thread). The order is
-        # a fixed function of the texts, and the rows are put back after.
+        # a fixed function of the texts, and the rows are put back after: by tokens, then
+        # characters, then the texts' (and spans') own order, which the caller sorted.
         counts = backend.token_counts(texts) or [0] * len(texts)
-        order = sorted(range(len(texts)),
-                       key=lambda i: (counts[i], len(texts[i]), texts[i], spans[i] if spans else ()))
+        lengths = np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+        order = np.lexsort((np.arange(len(texts)), lengths, np.asarray(counts, dtype=np.int64))).tolist()
         texts = [texts[i] for i in order]
         ordered_spans = [spans[i] for i in order] if spans is not None else None
         # CPU: batch_size; CUDA: as many texts as the device's free memory holds.
@@ -227,8 +273,8 @@ class EncoderSource(ModelSource):
             if loc.folder is not None and (loc.hub_id is None or s.backend == "onnx"):
                 key["files_sha256"] = _model_files_sha256(s, loc.folder)
         if s.package:
-            key["package_version"] = package_version(s.package)
-        key["libraries"] = {d: package_version(d) for d in _LIBRARIES[s.backend]}
+            key["package_version"] = _version(s.package)
+        key["libraries"] = {d: _version(d) for d in _LIBRARIES[s.backend]}
         return key
 
     def describe(self) -> dict[str, str]:
@@ -291,8 +337,8 @@ def _torch_threads(backend: Any, threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-def _mean_rows(encoded: np.ndarray, rows_of: list[list[int]], words: list[str]) -> dict[str, np.ndarray]:
-    """{word: float64 mean of its rows of ``encoded``}, words with no row left out.
+def _mean_rows(encoded: np.ndarray, rows_of: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+    """(float64 matrix of each word's mean of its rows of ``encoded``, which words have a row).
 
     The words with the same number of rows are averaged together, one NumPy call per
     count (a word alone: one row, its float64 copy): the same bytes as a ``mean(axis=0)``
@@ -302,13 +348,14 @@ def _mean_rows(encoded: np.ndarray, rows_of: list[list[int]], words: list[str]) 
     for i, rows in enumerate(rows_of):
         if rows:
             by_count.setdefault(len(rows), []).append(i)
-    out: dict[str, np.ndarray] = {}
+    matrix = np.zeros((len(rows_of), encoded.shape[1]))
+    has = np.zeros(len(rows_of), dtype=bool)
     for count, members in by_count.items():
         index = np.array([rows_of[i] for i in members], dtype=np.intp)  # (words, count)
         block = encoded[index].astype(np.float64)  # (words, count, d)
-        means = block[:, 0] if count == 1 else block.mean(axis=1)
-        out.update(zip((words[i] for i in members), means))
-    return dict(sorted(out.items()))
+        matrix[members] = block[:, 0] if count == 1 else block.mean(axis=1)
+        has[members] = True
+    return matrix, has
 
 
 def _model_files_sha256(s: EncoderSettings, folder: Path) -> dict[str, str]:
