@@ -4,9 +4,12 @@ process's freed memory back to the system (:func:`release_freed_memory`)."""
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
+import gc
 import os
 import socket
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -152,3 +155,29 @@ def _glibc() -> Any:
 
 _LIBC: Any = None
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8  # glibc's malloc.h
+
+
+#: Allocations between two young-generation collections while a run scores (Python's 700).
+RUN_GC_THRESHOLD = 20_000
+
+
+@contextlib.contextmanager
+def fewer_collections(threshold: int = RUN_GC_THRESHOLD) -> Iterator[None]:
+    """Inside the block Python's cycle collector skips the objects made before it and runs
+    less often; both settings come back when it ends.
+
+    A run's process holds the objects of pandas', scipy's and pyarrow's imports, and
+    scoring a model makes enough short-lived objects that the collector ran ~2,000 young
+    and ~13 full collections in a 40-encoder zoo: 3.5 s of the parent's time, most of it
+    walking the imports' objects. Frozen (:func:`gc.freeze`) they are skipped, and a young
+    generation of 20,000 allocations instead of 700 collects as much in far fewer passes:
+    0.9 s. Only cyclic garbage waits longer (refcounting frees everything else at once).
+    """
+    before = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(threshold, *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()

@@ -401,3 +401,34 @@ def test_cached_run_with_quality_opens_no_model_file(tmp_path, model_files):
         changed = rank(models, cache=root, **options)
     assert sorted(set(opened)) == [str(p) for p in model_files]  # scores are hits; quality is computed again
     pd.testing.assert_frame_equal(changed.quality, evaluate_quality(models, benchmarks, progress=False))
+
+
+def test_a_run_collects_cycles_less_often_and_puts_the_collector_back(monkeypatch):
+    """Inside a run the collector skips the objects made before it (frozen) and its young
+    generation is larger; both come back afterwards, also when the run fails."""
+    import gc
+
+    import wefe_same.run.pipeline as pipeline
+    from wefe_same import rank
+    from wefe_same.processes import RUN_GC_THRESHOLD
+
+    seen = []
+    score_models = pipeline.score_models
+
+    def spy(*args, **kwargs):
+        seen.append((gc.get_threshold()[0], gc.get_freeze_count()))
+        return score_models(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "score_models", spy)
+    before, frozen = gc.get_threshold(), gc.get_freeze_count()
+    rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10, cache=False, progress=False)
+    assert seen[0][0] == RUN_GC_THRESHOLD and seen[0][1] > frozen
+    assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
+
+    def fail(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pipeline, "score_models", fail)
+    with pytest.raises(KeyboardInterrupt):
+        rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10, cache=False, progress=False)
+    assert gc.get_threshold() == before and gc.get_freeze_count() == frozen

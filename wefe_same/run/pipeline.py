@@ -35,6 +35,7 @@ from wefe_same.errors import ExternalError, WefeSameWarning, short_list
 from wefe_same.models import ModelSource, default_models, resolve_model
 from wefe_same.models.encoders.vary import Variant, expand
 from wefe_same.output.word_table import WordTable
+from wefe_same.processes import fewer_collections
 from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
@@ -64,7 +65,11 @@ class Run:
 
 def run(config: RankConfig, *, started: float | None = None) -> RankResult:
     """Every stage of a ranking; ``started`` (a ``time.perf_counter()``) dates the wall time."""
-    started = time.perf_counter() if started is None else started
+    with fewer_collections():  # the cycle collector walked the imports' objects again and again
+        return _run(config, time.perf_counter() if started is None else started)
+
+
+def _run(config: RankConfig, started: float) -> RankResult:
     prepared = prepare(config)
     plan = prepared.plan
     words = WordTable()  # each model's per-word rows go here as its scores come in
