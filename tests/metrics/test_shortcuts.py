@@ -11,8 +11,8 @@ from wefe_same.metrics.ect import spearman_rho
 
 def test_spearman_rho_is_scipys_statistic_bit_for_bit():
     rng = np.random.default_rng(0)
-    for _ in range(800):
-        n = int(rng.integers(2, 60))
+    for trial in range(800):
+        n = int(rng.integers(2, 60)) if trial % 40 else int(rng.integers(1000, 6000))  # and lexicon sizes
         x = rng.standard_normal(n)
         y = x * rng.standard_normal() + rng.standard_normal(n) * rng.random()
         if rng.random() < 0.3:
@@ -71,3 +71,21 @@ def test_rnsb_remembers_the_digest_of_arrays_scoring_froze_only():
     theirs.flags.writeable = True
     theirs[0, 0] += 1.0
     assert not remembered(theirs) and rnsb._digest(theirs) != before
+
+
+def test_canonical_order_sorts_only_the_ties_yet_is_the_full_lexicographic_order():
+    # Small integers: many runs of equal first coordinates, ties further along, duplicate
+    # rows, ±0, NaN (the full sort's NaN rule), one column and one row.
+    from wefe_same.metrics.rnsb import canonical_order
+
+    rng = np.random.default_rng(2)
+    for trial in range(600):
+        n, d = int(rng.integers(2, 40)), int(rng.integers(1, 5))
+        M = rng.integers(-2, 3, size=(n, d)).astype(float)
+        M[rng.random((n, d)) < 0.1] = -0.0
+        if trial % 4 == 0:
+            M[rng.random((n, d)) < 0.1] = np.nan
+        first = M[np.argsort(M[:, 0], kind="stable"), 0]
+        if not np.any(first[1:] == first[:-1]):
+            continue  # no tie: the stable sort of column 0 (tests/test_loose_ends.py)
+        np.testing.assert_array_equal(canonical_order(M), np.lexsort(M.T[::-1]))

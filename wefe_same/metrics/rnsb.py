@@ -57,7 +57,9 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
 
     The lexicographic sort of all d columns costs d stable sorts; rows of real embeddings
     almost never tie on their first coordinate, so one stable sort of column 0 gives the
-    same order, and only ties fall back to the full sort.
+    same order, and only the rows that tie there are sorted by the other columns. (A
+    lexicon holds a few words with one vector, e.g. two spellings an encoder reads
+    alike: sorting all rows by all columns for them took 1–2 ms a set.)
 
     >>> canonical_order(np.array([[2.0, 0.0], [1.0, 5.0], [1.0, 3.0]]))
     array([2, 1, 0])
@@ -66,8 +68,23 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
         return np.arange(len(M))
     order = np.argsort(M[:, 0], kind="stable")
     first = M[order, 0]
-    if np.any(first[1:] == first[:-1]):
+    tie = first[1:] == first[:-1]
+    if not tie.any():
+        return order
+    if np.isnan(first).any():  # NaN never ties with itself here, but does in the full sort
         return np.lexsort(M.T[::-1])
+    # Positions (in ``order``) of rows that share their first coordinate with a neighbour:
+    # their runs are contiguous and in ascending order of that coordinate, so sorting them
+    # by (run, column 1, …, column d−1), stably, gives the full sort's order of those rows
+    # (within a run ``order`` is ascending, as the full sort's ties are).
+    tied = np.zeros(len(M), dtype=bool)
+    tied[1:] |= tie
+    tied[:-1] |= tie
+    positions = np.flatnonzero(tied)
+    run = np.cumsum(~np.r_[False, tie])[positions]
+    rows = order[positions]
+    keys = M[rows, 1:].T[::-1]
+    order[positions] = rows[np.lexsort((*keys, run))]
     return order
 
 
