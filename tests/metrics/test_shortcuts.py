@@ -89,3 +89,27 @@ def test_canonical_order_sorts_only_the_ties_yet_is_the_full_lexicographic_order
         if not np.any(first[1:] == first[:-1]):
             continue  # no tie: the stable sort of column 0 (tests/test_loose_ends.py)
         np.testing.assert_array_equal(canonical_order(M), np.lexsort(M.T[::-1]))
+
+
+def test_a_remembered_permutation_test_is_the_one_computed_afresh():
+    from wefe_same.metrics import _permutation as perm
+
+    rng = np.random.default_rng(3)
+    s = rng.standard_normal(30)
+    cases = [(s, 15, 500, "greater", 7), (s, 15, 500, "two-sided", 7), (s, 15, 500, "greater", 8),
+             (s[::-1].copy(), 15, 500, "greater", 7), (s[:12], 6, 500, "less", 7),  # exact: 924 splits
+             (s.astype(np.float32), 15, 500, "greater", 7)]
+
+    def run():
+        return [perm.weat_permutation_test(x, n_x, permutations=p, alternative=alt, random_state=seed)
+                for x, n_x, p, alt, seed in cases]
+
+    perm._TESTS.clear()
+    fresh = run()
+    assert len(perm._TESTS) == len(cases)
+    assert run() == fresh  # from the memo
+    perm._TESTS.clear()
+    assert run() == fresh
+    perm._TESTS.clear()  # a Generator is not remembered
+    perm.weat_permutation_test(s, 15, permutations=500, random_state=np.random.default_rng(7))
+    assert not perm._TESTS

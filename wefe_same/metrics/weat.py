@@ -37,7 +37,10 @@ def associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, ra
     Shared by WEAT and its effect size (:mod:`wefe_same.metrics.weat_es`): both report
     the WEAT statistic's p-value.
     """
-    s = np.concatenate([association(X, A, B), association(Y, A, B)])
+    # association(X, A, B) then association(Y, A, B), the attribute means taken once
+    # (a sentiment lexicon has thousands of rows)
+    direction = A.mean(axis=0) - B.mean(axis=0)
+    s = np.concatenate([X @ direction, Y @ direction])
     test = weat_permutation_test(s, len(X), permutations=permutations, alternative=alternative,
                                  exact_limit=exact_limit, random_state=random_state)
     details = {"p_value": test.p_value, "n_splits": test.n_splits, "p_method": test.method}
