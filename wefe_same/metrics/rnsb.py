@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.special import expit
+from scipy.special import expit, rel_entr
 
 from wefe_same.metrics._frozen import is_frozen
 from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
@@ -235,6 +235,23 @@ def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Map
     return len(todo)
 
 
+def kl_to_uniform(P: np.ndarray) -> np.ndarray:
+    """``scipy.stats.entropy(P, np.full_like(P, 1 / n), axis=0)`` for P of shape (n, k), by
+    the same operations (both normalised by their column sums, then ``rel_entr`` summed)
+    without its argument handling, which took ~0.2 ms a call, most of RNSB's own time.
+
+    >>> from scipy.stats import entropy
+    >>> P = np.array([[0.2, 0.5], [0.3, 0.25], [0.5, 0.25]])
+    >>> bool((kl_to_uniform(P) == entropy(P, np.full_like(P, 1 / 3), axis=0)).all())
+    True
+    """
+    Q = np.full_like(P, 1.0 / len(P))
+    with np.errstate(invalid="ignore"):  # as scipy: a column of zeros gives NaN
+        Q = Q / Q.sum(axis=0, keepdims=True)
+        P = P / P.sum(axis=0, keepdims=True)
+    return rel_entr(P, Q).sum(axis=0)
+
+
 def rnsb(
     targets: list[np.ndarray],
     A1: np.ndarray,
@@ -270,11 +287,9 @@ def rnsb(
         return MetricResult.undefined(
             f"a logistic regression did not reach its optimum: max |gradient| {gradient:.3g} > {GRADIENT_TOL:g}",
             details)
-    from scipy.stats import entropy  # here: see metrics/ect.py
-
     words = np.vstack(targets)
     p = expit(words @ coefs.T + intercepts)  # (words, iterations): P(A2 | w) per classifier
     P = p / p.sum(axis=0)
-    kls = entropy(P, np.full_like(P, 1.0 / len(words)), axis=0)
+    kls = kl_to_uniform(P)
     details["kl_std"] = kls.std(ddof=1) if n_iterations > 1 else 0.0
     return MetricResult(kls.mean(), details)
