@@ -113,3 +113,17 @@ def test_a_remembered_permutation_test_is_the_one_computed_afresh():
     perm._TESTS.clear()  # a Generator is not remembered
     perm.weat_permutation_test(s, 15, permutations=500, random_state=np.random.default_rng(7))
     assert not perm._TESTS
+
+
+def test_rnsb_kl_to_uniform_is_scipys_entropy_bit_for_bit():
+    from scipy.special import expit
+    from scipy.stats import entropy
+
+    from wefe_same.metrics.rnsb import kl_to_uniform
+
+    rng = np.random.default_rng(4)
+    for trial in range(400):
+        n = int(rng.integers(1, 200)) if trial % 40 else int(rng.integers(1000, 5000))
+        p = expit(rng.standard_normal((n, int(rng.integers(1, 12)))) * 5 * rng.random())
+        P = p / p.sum(axis=0)
+        assert kl_to_uniform(P).tobytes() == entropy(P, np.full_like(P, 1.0 / n), axis=0).tobytes()
