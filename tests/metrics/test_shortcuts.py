@@ -127,3 +127,17 @@ def test_rnsb_kl_to_uniform_is_scipys_entropy_bit_for_bit():
         p = expit(rng.standard_normal((n, int(rng.integers(1, 12)))) * 5 * rng.random())
         P = p / p.sum(axis=0)
         assert kl_to_uniform(P).tobytes() == entropy(P, np.full_like(P, 1.0 / n), axis=0).tobytes()
+
+
+def test_rnsb_subsample_masks_are_remembered_by_sizes_and_seed_only():
+    from wefe_same.metrics import rnsb as rnsb_module
+
+    rnsb_module._MASKS.clear()
+    first = rnsb_module._subsamples(30, 45, 10, 0.8, 5)
+    assert rnsb_module._subsamples(30, 45, 10, 0.8, 5) is first and not first.flags.writeable
+    fresh = rnsb_module._subsamples(30, 45, 10, 0.8, np.random.default_rng(5))  # drawn, not remembered
+    np.testing.assert_array_equal(first, fresh)
+    assert fresh.flags.writeable and len(rnsb_module._MASKS) == 1
+    assert first.sum(axis=1).tolist() == [24 + 36] * 10
+    other = rnsb_module._subsamples(30, 45, 10, 0.8, 6)
+    assert not np.array_equal(other, first) and len(rnsb_module._MASKS) == 2
