@@ -141,3 +141,22 @@ def test_rnsb_subsample_masks_are_remembered_by_sizes_and_seed_only():
     assert first.sum(axis=1).tolist() == [24 + 36] * 10
     other = rnsb_module._subsamples(30, 45, 10, 0.8, 6)
     assert not np.array_equal(other, first) and len(rnsb_module._MASKS) == 2
+
+
+def test_column_means_are_remembered_for_frozen_arrays_only():
+    import gc
+
+    from wefe_same.metrics import _frozen
+
+    rng = np.random.default_rng(6)
+    M = rng.standard_normal((50, 7))
+    assert _frozen.column_mean(M).tobytes() == M.mean(axis=0).tobytes()
+    assert id(M) not in _frozen._MEANS  # a caller's array may change: not remembered
+    F = _frozen.freeze(M.copy())
+    first = _frozen.column_mean(F)
+    assert _frozen.column_mean(F) is first and first.tobytes() == M.mean(axis=0).tobytes()
+    del F
+    gc.collect()
+    for _ in range(20):  # new arrays, some at the dead one's id: each gets its own mean
+        G = _frozen.freeze(rng.standard_normal((50, 7)))
+        assert _frozen.column_mean(G).tobytes() == G.mean(axis=0).tobytes()

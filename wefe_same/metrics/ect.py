@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 
 
 def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
     """Embedding Coherence Test: Spearman's rho between cos(mean T1, a) and cos(mean T2, a)
     over the attribute words a. 1 means both groups rank the words alike (fairer)."""
-    sims = [A @ (T.mean(axis=0) / np.linalg.norm(T.mean(axis=0))) for T in (T1, T2)]
+    sims = [A @ (column_mean(T) / np.linalg.norm(column_mean(T))) for T in (T1, T2)]
     if len(A) < 3:
         return MetricResult.undefined(f"{len(A)} attribute word(s): a rank correlation needs 3", {})
     if min(np.ptp(s) for s in sims) == 0:
