@@ -95,10 +95,13 @@ def _line_search(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, step: np.nda
     pending = np.ones(len(theta), dtype=bool)
     for _ in range(_HALVINGS):
         idx = np.flatnonzero(pending)
-        ti = t[idx, None]
-        f1 = _objective(eta[idx] + ti * F_step[idx], y[idx], theta[idx] + ti * step[idx], pen,
-                        None if weights is None else weights[idx])
-        ok = f1 <= f0[idx] + _ARMIJO * t[idx] * slope[idx] + slack[idx]
+        # Every problem (the first trial, mostly the only one): views, not copies of the
+        # (problems, words) arrays; the same values either way.
+        part = slice(None) if len(idx) == len(t) else idx
+        ti = t[part, None]
+        f1 = _objective(eta[part] + ti * F_step[part], y[part], theta[part] + ti * step[part], pen,
+                        None if weights is None else weights[part])
+        ok = f1 <= f0[part] + _ARMIJO * t[part] * slope[part] + slack[part]
         pending[idx[ok]] = False
         t[idx[~ok]] *= 0.5
         if not pending.any():
