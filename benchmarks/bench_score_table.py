@@ -1,6 +1,6 @@
 """Scoring one model's table: seconds of ``score_table`` per model on the default run's plan.
 
-    python benchmarks/bench_score_table.py [--repeat 3] [--profile]
+    python benchmarks/bench_score_table.py [--repeat 3] [--profile] [--zoo FOLDER [--models 8]] [--metrics]
 
 Builds the default run's plan (default queries, all twelve metrics, 10 000 WEAT
 permutations), reads GloVe 6B 50d, the WEAT subset of word2vec GoogleNews (300d) and a
@@ -12,6 +12,14 @@ sha256 of each model's details and word-level tables (every value written as ``r
 run it on two commits and the digests say whether any score changed. The median CPU
 seconds (all threads) beside the wall time are less sensitive to a busy machine; with
 ``OPENBLAS_NUM_THREADS=1`` they are the work itself.
+
+``--zoo FOLDER`` times the tiny random encoders of ``bench_zoo.py --keep FOLDER``
+(``FOLDER/zoo/zoo-00`` …, the first ``--models``) instead: their tables are encoded
+before any timing, the first model warms the caches a run keeps across models (the
+permutation splits, RNSB's subsample masks), and the others are timed once each, as the
+models of one zoo run are. ``--metrics`` adds the CPU milliseconds per model of each
+metric's own calls (and RNSB's ``prefit``); the rest of ``score_table`` is the scoring
+around them.
 
 Measured against the parent of the speed-up (3b393c3), on the same machine and the same
 minute: see benchmarks/RESULTS.md.
@@ -26,6 +34,8 @@ import pstats
 import statistics
 import sys
 import time
+from collections import defaultdict
+from pathlib import Path
 
 import numpy as np
 from _common import fmt_times, header, median_time
@@ -44,8 +54,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--profile", action="store_true", help="cProfile one call per model (top 25 by own time)")
+    parser.add_argument("--zoo", type=Path, default=None,
+                        help="time the encoders of bench_zoo.py --keep FOLDER instead (FOLDER/zoo/zoo-*)")
+    parser.add_argument("--models", type=int, default=8, help="with --zoo: how many of its encoders")
+    parser.add_argument("--metrics", action="store_true", help="CPU ms per model of each metric's own calls")
     args = parser.parse_args()
     header("score_table per model, default run's plan")
+    if args.zoo is not None:
+        return zoo(args)
 
     from wefe_same.metrics import rnsb
     from wefe_same.models.catalog import resolve_model
@@ -81,6 +97,72 @@ def main() -> int:
         median, times, scores = median_time(once, args.repeat)
         print(f"{table.model:22s} {len(table.words):5d} words  d={table.dim:3d}  score_table {median:.3f} s "
               f"(runs: {fmt_times(times)}; CPU {statistics.median(cpu):.3f} s)  digest {digest(scores)}", flush=True)
+    return 0
+
+
+def metric_timers() -> dict[str, float]:
+    """Wrap every metric's ``call`` (and ``prefit``) to add its CPU seconds to the returned dict."""
+    from wefe_same.metrics.registry import METRICS
+
+    spent: dict[str, float] = defaultdict(float)
+
+    def timed(name, f):
+        def run(*a, **k):
+            start = time.process_time()
+            try:
+                return f(*a, **k)
+            finally:
+                spent[name] += time.process_time() - start
+        return run
+
+    for spec in METRICS.values():  # frozen dataclasses: set through object.__setattr__
+        object.__setattr__(spec, "call", timed(spec.name, spec.call))
+        if spec.prefit is not None:
+            object.__setattr__(spec, "prefit", timed(spec.name + " prefit", spec.prefit))
+    return spent
+
+
+def zoo(args) -> int:
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.run.config import RankConfig
+    from wefe_same.run.plan import make_plan
+    from wefe_same.scoring.model import score_table
+    from wefe_same.scoring.vectors import build_table
+
+    paths = sorted((args.zoo / "zoo").glob("zoo-*"))[:args.models]
+    if len(paths) < 2:
+        raise SystemExit(f"--zoo {args.zoo}: fewer than 2 encoders in {args.zoo / 'zoo'} (run bench_zoo.py --keep)")
+    plan = make_plan(RankConfig())
+    words = sorted(plan.words)
+    tables = [build_table(resolve_model(f"hf:{p}"), words) for p in paths]
+    print(f"{len(tables)} encoders of {args.zoo / 'zoo'} (d = {', '.join(str(t.dim) for t in tables)}), "
+          f"{len(words)} words; the first warms the run's caches, the others are timed", flush=True)
+    spent = metric_timers() if args.metrics else {}
+    score_table(tables[0], plan)
+    spent.clear()
+    cpu, wall, digests = [], [], []
+    prof = cProfile.Profile() if args.profile else None
+    for table in tables[1:]:
+        start, start_cpu = time.perf_counter(), time.process_time()
+        if prof is not None:
+            prof.enable()
+        scores = score_table(table, plan)
+        if prof is not None:
+            prof.disable()
+        cpu.append(time.process_time() - start_cpu)
+        wall.append(time.perf_counter() - start)
+        digests.append(digest(scores))
+    n = len(cpu)
+    print(f"score_table per model: median {statistics.median(wall):.3f} s wall, "
+          f"{statistics.median(cpu):.3f} s CPU (models: {fmt_times(cpu)} CPU)")
+    if spent:
+        print("CPU ms per model in each metric's own calls:")
+        for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+            print(f"  {name:18s} {1000 * seconds / n:7.1f}")
+        print(f"  {'all metrics':18s} {1000 * sum(spent.values()) / n:7.1f}")
+    print("digests: " + " ".join(digests))
+    if prof is not None:
+        pstats.Stats(prof).sort_stats("tottime").print_stats(25)
     return 0
 
 

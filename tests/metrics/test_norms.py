@@ -42,7 +42,7 @@ def test_safe_norm_is_the_scaled_algorithm_bit_for_bit(name, x, axis):
     got = safe_norm(x, axis=axis, keepdims=True)
     assert got.shape == expected.shape
     np.testing.assert_array_equal(got, expected)  # equal bits (NaN where NaN)
-    plain = _plain_norm(x, axis)  # the fast path on its own (safe_norm skips it on small arrays)
+    plain = _plain_norm(x, axis)  # the fast path on its own
     if plain is not None:
         assert plain.tobytes() == expected.tobytes()
     fortran = np.asfortranarray(x)  # summed in another order: its own reference
@@ -79,3 +79,8 @@ def test_the_fast_path_is_taken_on_ordinary_vectors_and_refused_on_extreme_ones(
     x[1, 1] = 1e-170
     assert _plain_norm(x, 1) is None
     assert _plain_norm(rng.standard_normal((5, 8)) * 1e200, 1) is None
+    # Rows far apart: the whole array's squares span more than the floor allows (the
+    # quick check refuses), each row's do not (the row-by-row check takes the fast path).
+    apart = rng.standard_normal((2, 8)) * np.array([[2.0**400], [2.0**-400]])
+    plain = _plain_norm(apart, 1)
+    assert plain is not None and plain.tobytes() == scaled_norm(apart, 1).tobytes()

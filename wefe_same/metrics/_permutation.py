@@ -49,10 +49,22 @@ def _split_indicators(n: int, n_x: int, count: int | None, rng: np.random.Genera
     return indicators
 
 
+def _int_seed(random_state: object) -> int | None:
+    """``random_state`` as an int when it is one (not a bool), else None."""
+    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        return int(random_state)
+    return None
+
+
 #: Split matrices kept for the next model (bool, 1 byte a cell), at most this many bytes.
 SPLIT_CACHE_BYTES = 64 * 2**20
 _SPLITS: dict[tuple[int, int, int | None, int | None], np.ndarray] = {}
 _LOCK = threading.Lock()
+#: Tests already computed, by (s, n_x, options, seed): WEAT and WEAT-ES test the same
+#: associations with the same seed (one random stream), so the second finds the first's
+#: result; a function of its key, so the same bytes.
+_TESTS: dict[tuple, PermutationTest] = {}
+_TESTS_SIZE = 256
 
 
 def _cached_splits(n: int, n_x: int, count: int | None, random_state: int | np.random.Generator | None) -> np.ndarray:
@@ -64,8 +76,7 @@ def _cached_splits(n: int, n_x: int, count: int | None, random_state: int | np.r
     remembered; a Generator or None draws afresh, as before. The same splits give the
     same bytes.
     """
-    seed = random_state if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) \
-        else None
+    seed = _int_seed(random_state)
     if count is not None and seed is None:
         return _split_indicators(n, n_x, count, np.random.default_rng(random_state))
     key = (n, n_x, count, None if count is None else int(seed))  # type: ignore[arg-type]
@@ -157,6 +168,25 @@ def weat_permutation_test(
     n = len(s)
     total = math.comb(n, n_x)
     exact = total <= exact_limit
+    seed = _int_seed(random_state)
+    if not exact and seed is None:
+        return _test(s, n_x, total, exact, permutations, alternative, random_state)
+    s = np.asarray(s)
+    key = (s.dtype.str, s.tobytes(), n_x, permutations, alternative, exact_limit, None if exact else seed)
+    with _LOCK:
+        known = _TESTS.get(key)
+    if known is None:
+        known = _test(s, n_x, total, exact, permutations, alternative, random_state)
+        with _LOCK:
+            _TESTS[key] = known
+            if len(_TESTS) > _TESTS_SIZE:
+                del _TESTS[next(iter(_TESTS))]  # the oldest first
+    return known
+
+
+def _test(s: np.ndarray, n_x: int, total: int, exact: bool, permutations: int, alternative: Alternative,
+          random_state: int | np.random.Generator | None) -> PermutationTest:
+    n = len(s)
     indicators = _cached_splits(n, n_x, None if exact else permutations, random_state)
     observed_row = np.zeros((1, n))
     observed_row[0, :n_x] = 1.0

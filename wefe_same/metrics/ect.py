@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 
 
 def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
     """Embedding Coherence Test: Spearman's rho between cos(mean T1, a) and cos(mean T2, a)
     over the attribute words a. 1 means both groups rank the words alike (fairer)."""
-    sims = [A @ (T.mean(axis=0) / np.linalg.norm(T.mean(axis=0))) for T in (T1, T2)]
+    sims = [A @ (column_mean(T) / np.linalg.norm(column_mean(T))) for T in (T1, T2)]
     if len(A) < 3:
         return MetricResult.undefined(f"{len(A)} attribute word(s): a rank correlation needs 3", {})
     if min(np.ptp(s) for s in sims) == 0:
@@ -20,20 +21,49 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
 
 def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
     """``scipy.stats.spearmanr(x, y).statistic`` of two 1-D arrays, by the same operations
-    (average ranks, then ``np.corrcoef`` of the ranked columns) but without its p-value and
-    argument handling, which cost ~10 times the statistic on a query's few dozen words.
-    NaN when an input holds NaN or is constant, as scipy's (which also warns).
+    (average ranks, then ``np.corrcoef`` of the ranked columns, written out) but without
+    its p-value, argument handling and array-API dispatch, which cost ~10 times the
+    statistic on a query's few dozen words. NaN when an input holds NaN or is constant,
+    as scipy's (which also warns). tests/metrics/test_shortcuts.py checks the bits.
 
     >>> from scipy.stats import spearmanr
     >>> x, y = np.array([0.1, 0.4, 0.3, 0.3]), np.array([1.0, 3.0, 2.0, 5.0])
     >>> bool(spearman_rho(x, y) == spearmanr(x, y).statistic)
     True
     """
-    # Imported here: scipy.stats takes ~1 s and ~50 MB, which a run's parent need not hold
-    # while its encoder worker reads (the run's memory peak).
-    from scipy.stats import rankdata
-
-    a = np.column_stack((x, y))
-    if len(a) <= 1 or np.isnan(a).any() or (a[0] == a).all(axis=0).any():
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    n = len(x)
+    if n <= 1 or np.isnan(x).any() or np.isnan(y).any() or (x[0] == x).all() or (y[0] == y).all():
         return float("nan")
-    return float(np.corrcoef(np.apply_along_axis(rankdata, 0, a), rowvar=False)[1, 0])
+    # np.corrcoef(ranks, rowvar=False)[1, 0] step by step: numpy's cov centres the rows of
+    # the (2, n) array by their means, takes dot(X, Xᵀ) times 1/(n − 1), and corrcoef
+    # divides by the row and then the column standard deviation and clips to [−1, 1].
+    X = np.stack((average_ranks(x), average_ranks(y)))
+    X -= X.mean(axis=1)[:, None]
+    c = np.dot(X, X.T)
+    c *= np.true_divide(1, n - 1)
+    sd = np.sqrt(np.diag(c))
+    return float(np.clip(c[1, 0] / sd[1] / sd[0], -1, 1))
+
+
+def average_ranks(x: np.ndarray) -> np.ndarray:
+    """``scipy.stats.rankdata(x)`` (ties get the mean of their ranks) of a 1-D array
+    without NaN: ranks and halves are exact, so any correct computation has scipy's bits.
+
+    >>> average_ranks(np.array([0.5, 0.1, 0.5, 0.2]))
+    array([3.5, 1. , 3.5, 2. ])
+    """
+    n = len(x)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    new = np.empty(n, dtype=bool)  # where a run of equal values starts, in sorted order
+    new[0] = True
+    np.not_equal(xs[1:], xs[:-1], out=new[1:])
+    ranks = np.empty(n)
+    if new.all():
+        ranks[order] = np.arange(1, n + 1, dtype=np.float64)
+    else:
+        starts = np.flatnonzero(new)
+        counts = np.diff(np.append(starts, n))
+        ranks[order] = np.repeat((starts + 1) + (counts - 1) / 2, counts)
+    return ranks

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 
 
@@ -18,7 +19,7 @@ def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResu
         return MetricResult.undefined(
             f"gWEAT pairs target set i with attribute set i: got {len(targets)} target and "
             f"{len(attributes)} attribute sets", {"n_groups": len(targets)})
-    x_means = np.array([T.mean(axis=0) for T in targets])
-    a_means = np.array([A.mean(axis=0) for A in attributes])
+    x_means = np.array([column_mean(T) for T in targets])
+    a_means = np.array([column_mean(A) for A in attributes])
     value = np.sum((x_means - x_means.mean(axis=0)) * (a_means - a_means.mean(axis=0)))
     return MetricResult(value, {"n_groups": len(targets)})

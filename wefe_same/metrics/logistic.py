@@ -44,6 +44,7 @@ is recomputed in the original coordinates, independently of the solver.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
@@ -56,6 +57,22 @@ _ARMIJO = 1e-4
 _HALVINGS = 40
 #: Conjugate-gradient iterations allowed per Newton–CG step (scikit-learn's 200).
 _CG_MAX_ITER = 200
+
+
+_CONTROLLER: Any = None
+
+
+def _one_thread() -> Any:
+    """``threadpoolctl.threadpool_limits(limits=1)`` through one controller made at the first
+    fit: each ``threadpool_limits`` call lists the process's shared libraries again (2–8 ms,
+    twice per model). The BLAS libraries numpy and scipy compute with are loaded when they
+    are imported, before this module's first fit, so the controller holds them."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=1)
 
 
 def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray,
@@ -78,10 +95,13 @@ def _line_search(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, step: np.nda
     pending = np.ones(len(theta), dtype=bool)
     for _ in range(_HALVINGS):
         idx = np.flatnonzero(pending)
-        ti = t[idx, None]
-        f1 = _objective(eta[idx] + ti * F_step[idx], y[idx], theta[idx] + ti * step[idx], pen,
-                        None if weights is None else weights[idx])
-        ok = f1 <= f0[idx] + _ARMIJO * t[idx] * slope[idx] + slack[idx]
+        # Every problem (the first trial, mostly the only one): views, not copies of the
+        # (problems, words) arrays; the same values either way.
+        part = slice(None) if len(idx) == len(t) else idx
+        ti = t[part, None]
+        f1 = _objective(eta[part] + ti * F_step[part], y[part], theta[part] + ti * step[part], pen,
+                        None if weights is None else weights[part])
+        ok = f1 <= f0[part] + _ARMIJO * t[part] * slope[part] + slack[part]
         pending[idx[ok]] = False
         t[idx[~ok]] *= 0.5
         if not pending.any():
@@ -214,12 +234,10 @@ def fit_logistic_batch(problems: Sequence[tuple[np.ndarray, np.ndarray]], *, C: 
     """
     if not problems:
         return np.zeros((0, 0)), np.zeros(0), np.zeros(0)
-    from threadpoolctl import threadpool_limits
-
     # One thread: these products are small, and extra BLAS threads only contend for the
     # cores (a stacked QR took 9 s instead of 0.1 s on a busy 2-core machine); the rounding
     # of a reduction then never depends on the thread count either.
-    with threadpool_limits(limits=1):
+    with _one_thread():
         return _fit_chunks(problems, C, tol, max_iter)
 
 
@@ -283,8 +301,6 @@ def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: 
     -------
     coefs (B, d), intercepts (B,), gradients (B,): as :func:`fit_logistic_batch`.
     """
-    from threadpoolctl import threadpool_limits
-
     X = np.asarray(X, dtype=np.float64)
     weights = np.asarray(masks, dtype=np.float64)
     y = np.asarray(y, dtype=np.float64)
@@ -293,7 +309,7 @@ def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: 
     n = weights.sum(axis=1)
     pen = np.r_[np.full(k - 1, 1.0 / C), 0.0]
     theta = np.zeros((len(weights), k))
-    with threadpool_limits(limits=1):
+    with _one_thread():
         inverses = _pool_preconditioners(F, n, pen)
         active = np.arange(len(weights))
         for _ in range(max_iter):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 
 
@@ -12,6 +13,6 @@ def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
 
     1 means no association on average (the ideal value); 0 or 2 strong (anti-)association.
     """
-    per_word = np.array([1.0 - T @ A.mean(axis=0) for A in attribute_sets]).mean(axis=0)
+    per_word = np.array([1.0 - T @ column_mean(A) for A in attribute_sets]).mean(axis=0)
     return MetricResult(per_word.mean(), {"n_attribute_sets": len(attribute_sets)},
                         word_values={"mean_cosine_distance": per_word})

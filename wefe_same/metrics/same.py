@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 
 #: A Gram–Schmidt residual shorter than this share of its direction counts as linearly dependent.
@@ -49,7 +50,7 @@ def signed_pair_bias(T: np.ndarray, groups: tuple[np.ndarray, ...]) -> dict[str,
 
     Keys are ``"signed_i_j"``; a pair whose means coincide gives NaN.
     """
-    means = [G.mean(axis=0) for G in groups]
+    means = [column_mean(G) for G in groups]
     out = {}
     for i, j in itertools.combinations(range(len(groups)), 2):
         direction = means[i] - means[j]
@@ -69,7 +70,7 @@ def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     *groups : ndarray, shapes (n_i, d)
         Unit vectors of each group's words; the group mean â_i is the mean of these.
     """
-    basis = bias_basis(np.array([G.mean(axis=0) for G in groups]))
+    basis = bias_basis(np.array([column_mean(G) for G in groups]))
     details = {"n_groups": len(groups), "bias_dims": basis.shape[0]}
     words = signed_pair_bias(T, groups)
     if basis.shape[0] == 0:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative, weat_permutation_test
 from wefe_same.metrics.result import MetricResult
 
@@ -37,7 +38,10 @@ def associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, ra
     Shared by WEAT and its effect size (:mod:`wefe_same.metrics.weat_es`): both report
     the WEAT statistic's p-value.
     """
-    s = np.concatenate([association(X, A, B), association(Y, A, B)])
+    # association(X, A, B) then association(Y, A, B), the attribute means taken once
+    # (a sentiment lexicon has thousands of rows; remembered for scoring's arrays)
+    direction = column_mean(A) - column_mean(B)
+    s = np.concatenate([X @ direction, Y @ direction])
     test = weat_permutation_test(s, len(X), permutations=permutations, alternative=alternative,
                                  exact_limit=exact_limit, random_state=random_state)
     details = {"p_value": test.p_value, "n_splits": test.n_splits, "p_method": test.method}
