@@ -18,7 +18,6 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from wefe_same.metrics._frozen import freeze
 from wefe_same.metrics.registry import MetricSpec
@@ -134,6 +133,45 @@ class _Layout:
     reason: str | None
 
 
+class _Vocabulary:
+    """What depends on a table's words only, not on its vectors: each query's layout and
+    the row indices of its word lists.
+
+    Models that find the same words share it (a zoo's encoders all find every word, and
+    a run's static models often the same ones): splitting every set and laying out every
+    query again was most of a model's scoring outside the metrics. Entries are keyed by
+    the identity of the plan's queries and of the layouts' word lists, whose objects they
+    hold (so an id is never reused while its entry lives); only the last vocabulary is
+    kept (:func:`vocabulary_of`), a few hundred small entries.
+    """
+
+    def __init__(self, words: tuple[str, ...]):
+        self.words = words
+        self.layouts: dict[tuple[Query, bool, float], _Layout] = {}
+        self.layout_ids: dict[tuple[int, bool, float], tuple[Query, _Layout]] = {}
+        self._rows: dict[int, tuple[Sequence[str], np.ndarray]] = {}
+
+    def rows(self, table: VectorTable, words: Sequence[str]) -> np.ndarray:
+        """``table.rows(words)`` (``table`` has these words), once per word list."""
+        known = self._rows.get(id(words))
+        if known is None or known[0] is not words:
+            known = self._rows[id(words)] = (words, table.rows(words))
+        return known[1]
+
+
+_last_vocabulary: list[_Vocabulary] = []
+
+
+def vocabulary_of(table: VectorTable) -> _Vocabulary:
+    """The :class:`_Vocabulary` of ``table``'s words: the last one when it has the same words."""
+    last = _last_vocabulary[-1] if _last_vocabulary else None
+    if last is not None and (last.words is table.words or last.words == table.words):
+        return last
+    last = _Vocabulary(table.words)
+    _last_vocabulary[:] = [last]
+    return last
+
+
 class WordVectors:
     """One model's word lists, each split into (found, missing) and gathered once.
 
@@ -141,7 +179,9 @@ class WordVectors:
     a few dozen sets per model); splitting it and gathering its rows again each time was
     most of a model's scoring outside the metrics' maths. The gathered arrays are shared
     by every metric that receives them, so they are read-only: a metric that wrote into
-    its input would change another metric's scores, and raises instead.
+    its input would change another metric's scores, and raises instead. A query's layout
+    (which words each metric receives) depends on the model's words only: it is kept
+    beyond the model, in the :class:`_Vocabulary` of those words.
 
     Arrays are looked up by the identity of the found-words tuple first (this memo made
     it, and every metric's subquery of that set receives the same one); such an entry
@@ -158,10 +198,10 @@ class WordVectors:
 
     def __init__(self, table: VectorTable):
         self.table = table
+        self.vocabulary = vocabulary_of(table)
         self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
         self._array_ids: dict[tuple[str, int], tuple[object, np.ndarray]] = {}
-        self._layouts: dict[tuple[Query, bool, float], _Layout] = {}
 
     def split(self, words: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(found, missing) of ``words`` in the table, each in the order given."""
@@ -186,12 +226,17 @@ class WordVectors:
         return got
 
     def layout(self, query: Query, aligned: bool, threshold: float) -> _Layout:
-        """:func:`_layout` of a query's own words, once per query and alignment (each
-        metric's subqueries are Query objects of their own: equal queries share it)."""
-        got = self._layouts.get((query, aligned, threshold))
-        if got is None:
-            got = self._layouts[query, aligned, threshold] = _layout(self, query, aligned, threshold, {})
-        return got
+        """:func:`_layout` of a query's own words, once per query and alignment for every
+        model with these words (each metric's subqueries are Query objects of their own:
+        equal queries share it; looked up by the object first, a query hashes its words)."""
+        vocabulary = self.vocabulary
+        known = vocabulary.layout_ids.get((id(query), aligned, threshold))
+        if known is None or known[0] is not query:
+            got = vocabulary.layouts.get((query, aligned, threshold))
+            if got is None:
+                got = vocabulary.layouts[query, aligned, threshold] = _layout(self, query, aligned, threshold, {})
+            known = vocabulary.layout_ids[id(query), aligned, threshold] = (query, got)
+        return known[1]
 
 
 def _layout(memo: WordVectors, query: Query, aligned: bool, threshold: float, words_of: WordsOf) -> _Layout:
@@ -267,6 +312,9 @@ def _json(details: Mapping[str, Any]) -> str:
 class ModelScores:
     """Everything one model contributed to a run (what the cache stores per model).
 
+    ``word_bias`` holds its labels (model, metric, subquery, word, component) as
+    categories (:func:`compact`); the cache stores them as strings (:func:`expand`).
+
     ``draws`` holds resampled overall aggregates, shape (draws, metrics) in the plan's
     metric order: ``"bootstrap_words"`` (words resampled inside every set) and
     ``"halves"`` (random halves of the neutral words, Schröder et al. 2021, §5.3.1).
@@ -316,64 +364,69 @@ def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subque
 
 #: The dtype pandas gives a column built from a list of strings ("str" with pandas 3, object before).
 _STR_DTYPE = pd.Series(["x"]).dtype
+#: The label columns of the per-word table (held as categories, see :func:`compact`).
+WORD_LABELS = ("model", "metric", "subquery", "word", "component")
 
 
-def _label_column(codes: np.ndarray, labels: Sequence[str]) -> Any:
-    """``[labels[i] for i in codes]`` as a column of :data:`_STR_DTYPE` (arrow-backed with
-    pandas 3: built from a dictionary array in C, not string by string from Python)."""
-    if not (isinstance(_STR_DTYPE, pd.StringDtype) and _STR_DTYPE.storage == "pyarrow"):
-        return pd.array(np.array(labels, dtype=object)[codes], dtype=_STR_DTYPE)
-    encoded = pa.DictionaryArray.from_arrays(pa.array(codes, type=pa.int64()), pa.array(labels, type=pa.large_string()))
-    return pd.array(encoded.cast(pa.large_string()), dtype=_STR_DTYPE)
+def _category_column(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
+    """``[labels[i] for i in codes]`` as ``astype("category")`` makes it (the labels used,
+    sorted), from the codes: no string is built per row."""
+    used = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
+    names = np.array(labels, dtype=object)[used]
+    order = np.argsort(names, kind="stable")
+    remap = np.zeros(len(labels), dtype=np.int64)
+    remap[used[order]] = np.arange(len(used))
+    categories = pd.Index(names[order], dtype=_STR_DTYPE)
+    return pd.Categorical.from_codes(remap[codes], dtype=pd.CategoricalDtype(categories))
 
 
 class _WordRows:
-    """The per-word table of one model, gathered as arrays and built once at the end
-    (one small DataFrame per subquery and component was a third of a model's scoring)."""
+    """The per-word table of one model, gathered as codes and built once at the end
+    (one small DataFrame per subquery and component was a third of a model's scoring;
+    strings per row, later turned into categories, a fifth of the rest)."""
 
-    def __init__(self, table: VectorTable):
+    def __init__(self, table: VectorTable, vocabulary: _Vocabulary):
         self.table = table
+        self.vocabulary = vocabulary
         self.labels: dict[str, dict[str, int]] = {c: {} for c in ("metric", "subquery", "component")}
-        self.codes: dict[str, list[np.ndarray]] = {c: [] for c in ("metric", "subquery", "word", "component")}
+        self.codes: dict[str, list[int]] = {c: [] for c in ("metric", "subquery", "component")}
+        self.lengths: list[int] = []
+        self.words: list[np.ndarray] = []
         self.values: list[np.ndarray] = []
-        self._rows: dict[int, tuple[list[str], np.ndarray]] = {}  # by id(words); the entry holds the list
-
-    def _word_codes(self, words: list[str]) -> np.ndarray:
-        known = self._rows.get(id(words))
-        if known is None or known[0] is not words:
-            known = self._rows[id(words)] = (words, self.table.rows(words))
-        return known[1]
 
     def add(self, metric: str, subquery: str, words: list[str], component: str, values: np.ndarray) -> None:
         values = np.asarray(values)
         if len(values) != len(words):
             raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(words)} words")
         for column, label in (("metric", metric), ("subquery", subquery), ("component", component)):
-            code = self.labels[column].setdefault(label, len(self.labels[column]))
-            self.codes[column].append(np.full(len(words), code))
-        self.codes["word"].append(self._word_codes(words))
+            self.codes[column].append(self.labels[column].setdefault(label, len(self.labels[column])))
+        self.lengths.append(len(words))
+        self.words.append(self.vocabulary.rows(self.table, words))
         self.values.append(values)
 
     def frame(self) -> pd.DataFrame:
-        n = sum(len(v) for v in self.values)
+        """The rows, labels as categories (what :func:`compact` makes of strings)."""
+        n = sum(self.lengths)
         if not n:
             return pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"})
+        lengths = np.array(self.lengths, dtype=np.int64)
+        codes = {column: np.repeat(np.array(self.codes[column], dtype=np.int64), lengths)
+                 for column in ("metric", "subquery", "component")}
+        codes["model"] = np.zeros(n, dtype=np.int64)
+        codes["word"] = np.concatenate(self.words)
         labels = {column: list(names) for column, names in self.labels.items()}
-        labels["word"] = list(self.table.words)
-        return pd.DataFrame({
-            "model": _label_column(np.zeros(n, dtype=np.int64), [self.table.model]),
-            **{column: _label_column(np.concatenate(self.codes[column]), labels[column])
-               for column in WORD_BIAS_COLUMNS[1:-1]},
-            "value": np.concatenate(self.values),
-        })
+        labels["model"], labels["word"] = [self.table.model], list(self.table.words)
+        return pd.DataFrame({**{column: _category_column(codes[column], labels[column])
+                                for column in WORD_BIAS_COLUMNS[:-1]},
+                             "value": np.concatenate(self.values)})
 
 
 def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str, str] | None = None,
                 identity: Mapping[str, Any] | None = None, *, on_metric_done: Any = None) -> ModelScores:
     """Every metric on every subquery of one model's table (and its resampled draws)."""
     rows = []
-    word_rows = _WordRows(table)
     memo = WordVectors(table)  # each set split and gathered once per model
+    word_rows = _WordRows(table, memo.vocabulary)
     overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
     for spec, subqueries in plan.subqueries:
         options = plan.metric_options.get(spec.name, {})
@@ -422,12 +475,22 @@ def compact(scores: ModelScores | None) -> ModelScores | None:
     A model's per-word rows repeat a few model, metric, subquery and component labels
     over ~10⁵ rows: as categories they take about a tenth of the memory, which keeps a
     many-model run's parent flat. The values, and every CSV written from them, are the same.
+    :func:`score_table` makes them so; scores read from the cache hold strings.
     """
     if scores is None or scores.word_bias.empty:
         return scores
     frame = scores.word_bias
-    labels = {c: "category" for c in ("model", "metric", "subquery", "word", "component") if c in frame}
-    return replace(scores, word_bias=frame.astype(labels))
+    labels = {c: "category" for c in WORD_LABELS
+              if c in frame and not isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    return replace(scores, word_bias=frame.astype(labels)) if labels else scores
+
+
+def expand(scores: ModelScores) -> ModelScores:
+    """The same scores with their per-word labels as strings (what the cache stores: the
+    entry format holds no categories; :func:`compact` undoes it)."""
+    frame = scores.word_bias
+    labels = {c: _STR_DTYPE for c in WORD_LABELS if c in frame and isinstance(frame[c].dtype, pd.CategoricalDtype)}
+    return replace(scores, word_bias=frame.astype(labels)) if labels else scores
 
 
 def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[str | None, WordsOf]]) -> np.ndarray:
