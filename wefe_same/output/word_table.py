@@ -250,6 +250,18 @@ class WordTable:
             part = self._parts[position]
             yield part if isinstance(part, pd.DataFrame) else self._read(part)
 
+    def _arrow_parts(self) -> Iterator[Any]:
+        """Each part as an Arrow table (with the pandas metadata of its frame), in the run's order."""
+        import pyarrow as pa
+
+        for position in sorted(self._parts):
+            part = self._parts[position]
+            if isinstance(part, pd.DataFrame):
+                yield pa.Table.from_pandas(part, preserve_index=False)
+            else:
+                with open(part, "rb") as fh:  # as written: no round trip through pandas
+                    yield pa.ipc.open_file(fh).read_all()
+
     def frame(self) -> pd.DataFrame:
         """The whole table in memory (labels as categories, their union)."""
         frames = list(self.frames())
@@ -310,19 +322,22 @@ class WordTable:
             writer = None
             try:
                 batch: list[Any] = []  # parts gathered into row groups of about ROW_GROUP rows
-                for frame in [*self.frames(), None]:
-                    if frame is not None and not len(frame):  # no per-word rows: its empty columns have no type
+                for table in [*self._arrow_parts(), None]:
+                    if table is not None and not len(table):  # no per-word rows: its empty columns have no type
                         continue
-                    if frame is not None:
-                        table = pa.Table.from_pandas(frame, preserve_index=False)
+                    if table is not None:
                         if schema is None:
                             schema = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), pa.string())
                                                          if pa.types.is_dictionary(f.type) else f.type)
                                                 for f in table.schema], metadata=table.schema.metadata)
+                            # Statistics (min, max) of the values only: those of the label
+                            # columns, dictionaries of strings, took half of the writing.
                             writer = pq.ParquetWriter(fh, schema, compression="zstd",
-                                                      compression_level=compression_level)
+                                                      compression_level=compression_level,
+                                                      write_statistics=[f.name for f in schema
+                                                                        if not pa.types.is_dictionary(f.type)])
                         batch.append(table.cast(schema))
-                    if batch and (frame is None or sum(len(t) for t in batch) >= ROW_GROUP):
+                    if batch and (table is None or sum(len(t) for t in batch) >= ROW_GROUP):
                         writer.write_table(pa.concat_tables(batch), row_group_size=ROW_GROUP)  # type: ignore[union-attr]
                         batch = []
                 if writer is None:  # no rows at all: the empty table's columns
