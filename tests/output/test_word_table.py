@@ -193,12 +193,14 @@ def pandas_summary(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
 @pytest.mark.parametrize("seed", range(40))
 def test_the_summary_equals_pandas_sorts_and_group_bys(seed):
     """Ties (values on a coarse grid, signs), groups met again later, several models, labels
-    as strings or categories, tables from empty to a few hundred rows."""
+    as strings or categories, NaN values, tables from empty to a few hundred rows."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 400)) if seed else 0
     rows = pd.DataFrame({"model": rng.choice(["m1", "m2", "m0"], n), "subquery": rng.choice(list("edcba"), n),
                          "word": rng.choice([f"w{i}" for i in range(int(rng.integers(1, 40)))], n),
                          "value": rng.integers(-5, 6, n) * (0.25 if seed % 2 else 1.0)})
+    if seed % 5 == 4:  # NaN values (word_rows drops them; the summary sorts them last)
+        rows.loc[rng.random(n) < 0.2, "value"] = np.nan
     if seed % 3 == 0:
         rows = rows.astype({"model": "category", "word": "category"})
     got = WordSummary.of_rows(rows)

@@ -16,6 +16,7 @@ process is removed by the next table made on this host once that process is gone
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import socket
 import tempfile
@@ -79,6 +80,21 @@ def _first_seen(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return groups, np.flatnonzero(new)
 
 
+def _top_candidates(groups: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The rows, in order, whose size is at least the :data:`TOP_WORDS`-th largest of their
+    group: a superset of each group's top rows, sorted instead of every row."""
+    if np.isnan(size).any():  # NaN sorts last: every row stays
+        return np.arange(len(size))
+    by_group = np.argsort(groups, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, groups[by_group][1:] != groups[by_group][:-1], True])
+    threshold = np.full(int(groups.max()) + 1 if len(groups) else 0, -np.inf)
+    for start, stop in itertools.pairwise(bounds):
+        if stop - start > TOP_WORDS:
+            part = size[by_group[start:stop]]
+            threshold[groups[by_group[start]]] = np.partition(part, len(part) - TOP_WORDS)[len(part) - TOP_WORDS]
+    return np.flatnonzero(size >= threshold[groups])
+
+
 def _rank_in_group(groups: np.ndarray) -> np.ndarray:
     """Each element's position among the elements of its group, ``groups`` sorted."""
     n = len(groups)
@@ -133,7 +149,8 @@ class WordSummary:
         size = np.abs(values)
         # Per (model, subquery) in the order of the rows, its rows by |value| (ties in row order).
         pair = _first_seen(coded["model"] * (len(text["subquery"]) + 1) + coded["subquery"])[0]
-        ranked = np.argsort(-size, kind="stable")
+        candidates = _top_candidates(pair, size)
+        ranked = candidates[np.argsort(-size[candidates], kind="stable")]
         grouped = ranked[np.argsort(pair[ranked], kind="stable")]
         top = grouped[_rank_in_group(pair[grouped]) < TOP_WORDS]
         # Per (model, word) the mean |value| (pandas' group mean: its compensated sum).

@@ -94,6 +94,7 @@ class Prepared:
     words_found: int
     missing: list[str]
     reason: str | None
+    word_rows: dict[str, np.ndarray] = field(default_factory=dict)  # role → the table's rows of ``words``
 
 
 def _loss_reason(what: str, lost: int, total: int, threshold: float, unit: str) -> str | None:
@@ -127,36 +128,31 @@ class _Layout:
     """Which words of a subquery's sets a metric receives, and why not (no arrays)."""
 
     word_lists: dict[str, list[tuple[str, ...]]]  # role → the found words of each set (aligned: columns)
+    rows: dict[str, list[np.ndarray]]  # their rows in the table
     words: dict[str, list[str]]
+    word_rows: dict[str, np.ndarray]  # the rows of ``words``
     words_found: int
     missing: list[str]
     reason: str | None
 
 
 class _Vocabulary:
-    """What depends on a table's words only, not on its vectors: each query's layout and
-    the row indices of its word lists.
+    """What depends on a table's words only, not on its vectors: each query's layout (its
+    word lists and their rows in the table).
 
     Models that find the same words share it (a zoo's encoders all find every word, and
     a run's static models often the same ones): splitting every set and laying out every
     query again was most of a model's scoring outside the metrics. Entries are keyed by
-    the identity of the plan's queries and of the layouts' word lists, whose objects they
-    hold (so an id is never reused while its entry lives); only the last vocabulary is
-    kept (:func:`vocabulary_of`), a few hundred small entries.
+    the plan's queries (by value, and by identity: an entry holds its query, so an id is
+    never reused while the entry lives); only the last vocabulary is kept
+    (:func:`vocabulary_of`), a few hundred small entries.
     """
 
     def __init__(self, words: tuple[str, ...]):
         self.words = words
         self.layouts: dict[tuple[Query, bool, float], _Layout] = {}
         self.layout_ids: dict[tuple[int, bool, float], tuple[Query, _Layout]] = {}
-        self._rows: dict[int, tuple[Sequence[str], np.ndarray]] = {}
-
-    def rows(self, table: VectorTable, words: Sequence[str]) -> np.ndarray:
-        """``table.rows(words)`` (``table`` has these words), once per word list."""
-        known = self._rows.get(id(words))
-        if known is None or known[0] is not words:
-            known = self._rows[id(words)] = (words, table.rows(words))
-        return known[1]
+        self.word_categories: list[tuple[np.ndarray, np.ndarray, pd.CategoricalDtype]] = []  # _category_column's
 
 
 _last_vocabulary: list[_Vocabulary] = []
@@ -200,6 +196,7 @@ class WordVectors:
         self.table = table
         self.vocabulary = vocabulary_of(table)
         self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+        self._rows: dict[tuple[str, ...], np.ndarray] = {}
         self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
         self._array_ids: dict[tuple[str, int], tuple[object, np.ndarray]] = {}
 
@@ -212,14 +209,23 @@ class WordVectors:
             got = self._splits[key] = (tuple(found), tuple(missing))
         return got
 
-    def vectors(self, words: tuple[str, ...], kind: Literal["unit", "raw"]) -> np.ndarray:
-        """The unit or raw vectors of ``words`` (all found), shape (len(words), d), read-only."""
+    def rows(self, words: tuple[str, ...]) -> np.ndarray:
+        """The rows of ``words`` (all found) in the table."""
+        got = self._rows.get(words)
+        if got is None:
+            got = self._rows[words] = self.table.rows(words)
+        return got
+
+    def vectors(self, words: tuple[str, ...], kind: Literal["unit", "raw"],
+                rows: np.ndarray | None = None) -> np.ndarray:
+        """The unit or raw vectors of ``words`` (all found; ``rows``: their rows, when known),
+        shape (len(words), d), read-only."""
         known = self._array_ids.get((kind, id(words)))
         if known is not None and known[0] is words:
             return known[1]
         got = self._arrays.get((kind, words))
         if got is None:
-            got = self.table.unit_vectors(words) if kind == "unit" else self.table.raw_vectors(words)
+            got = (self.table.unit if kind == "unit" else self.table.raw)[self.rows(words) if rows is None else rows]
             got = freeze(got)  # read-only, and trusted unchanged by the metrics' own caches
             self._arrays[kind, words] = got
         self._array_ids[kind, id(words)] = (words, got)
@@ -266,8 +272,10 @@ def _layout(memo: WordVectors, query: Query, aligned: bool, threshold: float, wo
             word_lists[role].append(found)
     reason = "; ".join(r for r in reasons if r) or None
     n_found = sum(len(w) for lists in word_lists.values() for w in lists)
+    rows = {role: [memo.rows(w) for w in lists] for role, lists in word_lists.items()}
     role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
-    return _Layout(word_lists, role_words_all, n_found, missing, reason)
+    role_rows = {role: np.concatenate(r) if r else np.zeros(0, dtype=np.int64) for role, r in rows.items()}
+    return _Layout(word_lists, rows, role_words_all, role_rows, n_found, missing, reason)
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
@@ -285,10 +293,10 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
     kind = vectors or spec.vectors
     layout = (_layout(memo, query, spec.aligned_targets, threshold, words_of) if words_of
               else memo.layout(query, spec.aligned_targets, threshold))
-    arrays = {role: [memo.vectors(w, kind) for w in lists] if layout.reason is None else []
-              for role, lists in layout.word_lists.items()}
+    arrays = {role: [memo.vectors(w, kind, r) for w, r in zip(lists, layout.rows[role])]
+              if layout.reason is None else [] for role, lists in layout.word_lists.items()}
     return Prepared(arrays["targets"], arrays["attributes"], layout.words, layout.words_found,
-                    layout.missing, layout.reason)
+                    layout.missing, layout.reason, layout.word_rows)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
@@ -337,6 +345,47 @@ def _random_state(plan: ScoringPlan, spec: MetricSpec, sub: Subquery) -> int | N
     return stream_seed(plan.seed, spec.random_stream or spec.name, key)
 
 
+@dataclass(frozen=True)
+class _SubqueryKeys:
+    """What scoring derives from one metric's subqueries alone, the same for every model."""
+
+    columns: list[str]
+    seeds: list[int | None]
+    names: list[list[str]]  # the target sets' names
+    overlaps: list[str | None]  # the query's overlapping sets, as the details' warning
+
+
+class _PlanKeys:
+    """:class:`_SubqueryKeys` of every metric of a plan, made once for all its models (a
+    column, a query id and a seed are strings and SeedSequences built anew at each call:
+    ~500 subqueries per model). Only the last plan's are kept (:func:`plan_keys`)."""
+
+    def __init__(self, plan: ScoringPlan):
+        self.subqueries, self.seed = plan.subqueries, plan.seed
+        overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
+        for _, subs in self.subqueries:
+            for sub in subs:
+                if id(sub.query) not in overlaps:
+                    overlaps[id(sub.query)] = (sub.query, "; ".join(describe_overlap(sub.query)) or None)
+        self.by_spec = [_SubqueryKeys([sub.column for sub in subs], [_random_state(plan, spec, sub) for sub in subs],
+                                      [[t.name for t in sub.query.targets] for sub in subs],
+                                      [overlaps[id(sub.query)][1] for sub in subs])
+                        for spec, subs in self.subqueries]
+
+
+_last_plan_keys: list[_PlanKeys] = []
+
+
+def plan_keys(plan: ScoringPlan) -> _PlanKeys:
+    """The :class:`_PlanKeys` of ``plan`` (the last ones when it has the same subqueries and seed)."""
+    last = _last_plan_keys[-1] if _last_plan_keys else None
+    if last is not None and last.subqueries is plan.subqueries and last.seed == plan.seed:
+        return last
+    last = _PlanKeys(plan)
+    _last_plan_keys[:] = [last]
+    return last
+
+
 #: Subqueries prepared (and handed to the metric's ``prefit``) at a time: bounds the words
 #: held at once, and stays within RNSB's classifier cache (64 attribute pairs).
 PREFIT_CHUNK = 32
@@ -344,17 +393,20 @@ PREFIT_CHUNK = 32
 
 def _compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
                  options: Mapping[str, Any], words_of: WordsOf | None = None,
-                 memo: WordVectors | None = None) -> list[tuple[Prepared, MetricResult]]:
+                 memo: WordVectors | None = None,
+                 seeds: Sequence[int | None] | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
-    one batched solve) sees each chunk of them first."""
+    one batched solve) sees each chunk of them first. ``seeds``: the subqueries' random
+    states, when known."""
     memo = WordVectors(table) if memo is None else memo
     kind, options = spec.inputs(options)
+    all_seeds = [_random_state(plan, spec, sub) for sub in subqueries] if seeds is None else seeds
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = subqueries[start:start + PREFIT_CHUNK]
         preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind)
                  for sub in chunk]
-        seeds = [_random_state(plan, spec, sub) for sub in chunk]
+        seeds = all_seeds[start:start + PREFIT_CHUNK]
         if spec.prefit is not None:
             spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, seeds) if not p.reason])
         out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
@@ -368,16 +420,23 @@ _STR_DTYPE = pd.Series(["x"]).dtype
 WORD_LABELS = ("model", "metric", "subquery", "word", "component")
 
 
-def _category_column(codes: np.ndarray, labels: Sequence[str]) -> pd.Categorical:
+def _category_column(codes: np.ndarray, labels: Sequence[str],
+                     known: list[tuple[np.ndarray, np.ndarray, pd.CategoricalDtype]] | None = None) -> pd.Categorical:
     """``[labels[i] for i in codes]`` as ``astype("category")`` makes it (the labels used,
-    sorted), from the codes: no string is built per row."""
+    sorted), from the codes: no string is built per row. ``known``: the last labels used
+    and their dtype, kept there (a zoo's models use the same thousands of words)."""
     used = np.flatnonzero(np.bincount(codes, minlength=len(labels)))
-    names = np.array(labels, dtype=object)[used]
-    order = np.argsort(names, kind="stable")
-    remap = np.zeros(len(labels), dtype=np.int64)
-    remap[used[order]] = np.arange(len(used))
-    categories = pd.Index(names[order], dtype=_STR_DTYPE)
-    return pd.Categorical.from_codes(remap[codes], dtype=pd.CategoricalDtype(categories))
+    if known and np.array_equal(known[0][0], used):
+        _, remap, dtype = known[0]
+    else:
+        names = np.array(labels, dtype=object)[used]
+        order = np.argsort(names, kind="stable")
+        remap = np.zeros(len(labels), dtype=np.int64)
+        remap[used[order]] = np.arange(len(used))
+        dtype = pd.CategoricalDtype(pd.Index(names[order], dtype=_STR_DTYPE))
+        if known is not None:
+            known[:] = [(used, remap, dtype)]
+    return pd.Categorical.from_codes(remap[codes], dtype=dtype)
 
 
 class _WordRows:
@@ -385,23 +444,24 @@ class _WordRows:
     (one small DataFrame per subquery and component was a third of a model's scoring;
     strings per row, later turned into categories, a fifth of the rest)."""
 
-    def __init__(self, table: VectorTable, vocabulary: _Vocabulary):
+    def __init__(self, table: VectorTable, vocabulary: _Vocabulary | None = None):
         self.table = table
-        self.vocabulary = vocabulary
+        self.vocabulary = vocabulary_of(table) if vocabulary is None else vocabulary
         self.labels: dict[str, dict[str, int]] = {c: {} for c in ("metric", "subquery", "component")}
         self.codes: dict[str, list[int]] = {c: [] for c in ("metric", "subquery", "component")}
         self.lengths: list[int] = []
         self.words: list[np.ndarray] = []
         self.values: list[np.ndarray] = []
 
-    def add(self, metric: str, subquery: str, words: list[str], component: str, values: np.ndarray) -> None:
+    def add(self, metric: str, subquery: str, rows: np.ndarray, component: str, values: np.ndarray) -> None:
+        """One value per word: ``rows`` are the words' rows in the table."""
         values = np.asarray(values)
-        if len(values) != len(words):
-            raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(words)} words")
+        if len(values) != len(rows):
+            raise ValueError(f"metric {metric!r} on {subquery!r}: {len(values)} word values for {len(rows)} words")
         for column, label in (("metric", metric), ("subquery", subquery), ("component", component)):
             self.codes[column].append(self.labels[column].setdefault(label, len(self.labels[column])))
-        self.lengths.append(len(words))
-        self.words.append(self.vocabulary.rows(self.table, words))
+        self.lengths.append(len(rows))
+        self.words.append(rows)
         self.values.append(values)
 
     def frame(self) -> pd.DataFrame:
@@ -416,7 +476,8 @@ class _WordRows:
         codes["word"] = np.concatenate(self.words)
         labels = {column: list(names) for column, names in self.labels.items()}
         labels["model"], labels["word"] = [self.table.model], list(self.table.words)
-        return pd.DataFrame({**{column: _category_column(codes[column], labels[column])
+        known = {"word": self.vocabulary.word_categories}
+        return pd.DataFrame({**{column: _category_column(codes[column], labels[column], known.get(column))
                                 for column in WORD_BIAS_COLUMNS[:-1]},
                              "value": np.concatenate(self.values)})
 
@@ -427,23 +488,19 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     rows = []
     memo = WordVectors(table)  # each set split and gathered once per model
     word_rows = _WordRows(table, memo.vocabulary)
-    overlaps: dict[int, tuple[Query, str | None]] = {}  # by id(query): the plan holds the queries
-    for spec, subqueries in plan.subqueries:
+    keys = plan_keys(plan)
+    for (spec, subqueries), sub_keys in zip(keys.subqueries, keys.by_spec):
         options = plan.metric_options.get(spec.name, {})
-        computed = _compute_all(table, plan, spec, subqueries, options, memo=memo)
-        for sub, (prep, result) in zip(subqueries, computed):
-            names = [t.name for t in sub.query.targets]
-            column = sub.column
+        computed = _compute_all(table, plan, spec, subqueries, options, memo=memo, seeds=sub_keys.seeds)
+        for sub, (prep, result), column, names, overlap in zip(subqueries, computed, sub_keys.columns,
+                                                                sub_keys.names, sub_keys.overlaps):
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
-            known = overlaps.get(id(sub.query))
-            if known is None or known[0] is not sub.query:
-                known = overlaps[id(sub.query)] = (sub.query, "; ".join(describe_overlap(sub.query)) or None)
             rows.append((table.model, spec.name, sub.query_set, column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, known[1], *promoted,
+                         prep.words_found, " ".join(prep.missing), result.reason, overlap, *promoted,
                          _json(details)))
             if spec.word_role and result.word_values:
-                words = prep.words[spec.word_role]
+                words = prep.word_rows[spec.word_role]
                 for key, values in result.word_values.items():
                     word_rows.add(spec.name, column, words, name_pairs(key, names) if spec.pair_keyed else key,
                                   values)
@@ -500,15 +557,16 @@ def score_draws(table: VectorTable, plan: ScoringPlan, draws: Sequence[Mapping[s
     permutation tests are skipped (only the values are needed).
     """
     out = np.full((len(draws), len(plan.specs)), np.nan)
+    keys = plan_keys(plan)
     for k, spec in enumerate(plan.specs):
         options = {**plan.metric_options.get(spec.name, {})}
         if "permutations" in options:
             options["permutations"] = 0
-        subqueries = plan.subqueries[k][1]
+        subqueries, sub_keys = keys.subqueries[k][1], keys.by_spec[k]
         for b, draw in enumerate(draws):
             words_of = draw.get(spec.name, draw.get(None, {}))
-            computed = _compute_all(table, plan, spec, subqueries, options, words_of)
-            values = {sub.column: result.value for sub, (_, result) in zip(subqueries, computed)}
+            computed = _compute_all(table, plan, spec, subqueries, options, words_of, seeds=sub_keys.seeds)
+            values = {column: result.value for column, (_, result) in zip(sub_keys.columns, computed)}
             frame = pd.DataFrame([values], index=[table.model])
             agg = aggregate(frame, spec, plan.column_sets[spec.name], plan.weights[spec.name],
                             nan_policy=plan.nan_policy)
