@@ -348,11 +348,13 @@ class WordTable:
                                                          if pa.types.is_dictionary(f.type) else f.type)
                                                 for f in table.schema], metadata=table.schema.metadata)
                             # Statistics (min, max) of the values only: those of the label
-                            # columns, dictionaries of strings, took half of the writing.
+                            # columns, dictionaries of strings, took half of the writing. The
+                            # values (distinct floats) are not dictionary-encoded: Parquet tried,
+                            # then fell back to plain, a third of the rest (the file is 8 % smaller).
+                            labels = [f.name for f in schema if pa.types.is_dictionary(f.type)]
                             writer = pq.ParquetWriter(fh, schema, compression="zstd",
-                                                      compression_level=compression_level,
-                                                      write_statistics=[f.name for f in schema
-                                                                        if not pa.types.is_dictionary(f.type)])
+                                                      compression_level=compression_level, use_dictionary=labels,
+                                                      write_statistics=[f.name for f in schema if f.name not in labels])
                         batch.append(table.cast(schema))
                     if batch and (table is None or sum(len(t) for t in batch) >= ROW_GROUP):
                         writer.write_table(pa.concat_tables(batch), row_group_size=ROW_GROUP)  # type: ignore[union-attr]
