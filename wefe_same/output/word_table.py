@@ -144,7 +144,7 @@ class WordSummary:
         coded, text = {}, {}
         for col in ("model", "subquery", "word"):
             codes, uniques = pd.factorize(rows[col])
-            coded[col], text[col] = codes.astype(np.int64), _as_text(uniques)
+            coded[col], text[col] = codes.astype(np.int64), uniques
         values = rows["value"].to_numpy(dtype=float)
         size = np.abs(values)
         # Per (model, subquery) in the order of the rows, its rows by |value| (ties in row order).
@@ -159,9 +159,10 @@ class WordSummary:
         order = np.argsort(-mean, kind="stable")
         models = coded["model"][first[order]]
         keep = order[_rank_in_order(models) < TOP_WORDS]
-        top_out = pd.DataFrame({col: text[col][coded[col][top]] for col in ("model", "subquery", "word")})
+        # Strings made of the labels kept only (a model's words are thousands).
+        top_out = pd.DataFrame({col: _as_text(text[col][coded[col][top]]) for col in ("model", "subquery", "word")})
         top_out["value"] = values[top]
-        means_out = pd.DataFrame({col: text[col][coded[col][first[keep]]] for col in ("model", "word")})
+        means_out = pd.DataFrame({col: _as_text(text[col][coded[col][first[keep]]]) for col in ("model", "word")})
         means_out["size"] = mean[keep]
         return WordSummary(top_out, means_out, figure)
 
