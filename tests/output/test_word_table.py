@@ -164,3 +164,47 @@ def test_a_result_replaced_with_new_rows_writes_the_new_rows(parts):
                                   wt.concat_frames([new]).reset_index(drop=True))
     same = dataclasses.replace(result)  # nothing changed: the same table goes on
     assert same.word_table is table and len(same.word_bias) == sum(len(p) for p in parts)
+
+
+def pandas_summary(rows: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The summary read with pandas' sorts and group-bys (what WordSummary.of_rows did
+    before it worked on NumPy codes): the oracle of the test below."""
+    coded, text = {}, {}
+    for col in ("model", "subquery", "word"):
+        codes, uniques = pd.factorize(rows[col])
+        coded[col], text[col] = codes, np.array([str(u) for u in uniques], dtype=object)
+    values = rows["value"].to_numpy(dtype=float)
+    words = pd.DataFrame({**coded, "value": values, "size": np.abs(values)})
+    ranked = words.sort_values("size", ascending=False, kind="stable")
+    top = ranked.groupby(["model", "subquery"], sort=False).head(wt.TOP_WORDS)
+    first = words[["model", "subquery"]].drop_duplicates()
+    order = pd.Series(np.arange(len(first)), index=pd.MultiIndex.from_frame(first))
+    top = top.iloc[np.argsort(order.reindex(pd.MultiIndex.from_frame(top[["model", "subquery"]])).to_numpy(),
+                              kind="stable")]
+    means = (words.groupby(["model", "word"], sort=False)["size"].mean().reset_index()
+             .sort_values("size", ascending=False, kind="stable").groupby("model", sort=False).head(wt.TOP_WORDS))
+    top_out = pd.DataFrame({col: text[col][top[col].to_numpy()] for col in ("model", "subquery", "word")})
+    top_out["value"] = top["value"].to_numpy()
+    means_out = pd.DataFrame({col: text[col][means[col].to_numpy()] for col in ("model", "word")})
+    means_out["size"] = means["size"].to_numpy()
+    return top_out, means_out
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_summary_equals_pandas_sorts_and_group_bys(seed):
+    """Ties (values on a coarse grid, signs), groups met again later, several models, labels
+    as strings or categories, NaN values, tables from empty to a few hundred rows."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 400)) if seed else 0
+    rows = pd.DataFrame({"model": rng.choice(["m1", "m2", "m0"], n), "subquery": rng.choice(list("edcba"), n),
+                         "word": rng.choice([f"w{i}" for i in range(int(rng.integers(1, 40)))], n),
+                         "value": rng.integers(-5, 6, n) * (0.25 if seed % 2 else 1.0)})
+    if seed % 5 == 4:  # NaN values (word_rows drops them; the summary sorts them last)
+        rows.loc[rng.random(n) < 0.2, "value"] = np.nan
+    if seed % 3 == 0:
+        rows = rows.astype({"model": "category", "word": "category"})
+    got = WordSummary.of_rows(rows)
+    top, means = pandas_summary(rows)
+    pd.testing.assert_frame_equal(got.top, top, check_exact=True)
+    pd.testing.assert_frame_equal(got.means, means, check_exact=True)
+    assert got.figure is None

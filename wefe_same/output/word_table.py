@@ -5,8 +5,8 @@ model; kept whole until the results folder is written it made a 40-model run's p
 grow with every model. :class:`WordTable` takes each model's rows as its scores come in
 (:meth:`WordTable.add`), keeps in memory only what the report and the word figures show
 of them (:class:`WordSummary`: the most-biased words), and holds the rows themselves in
-memory up to :data:`SPILL_BYTES`, beyond that as Parquet parts in a temporary folder of
-its own. The writer streams the parts into ``word_bias.parquet`` (or ``word_bias.csv``)
+memory up to :data:`SPILL_BYTES`, beyond that as parts in Arrow's IPC format in a
+temporary folder of its own. The writer streams the parts into ``word_bias.parquet`` (or ``word_bias.csv``)
 in the run's model order, one model at a time (:meth:`WordTable.write_parquet`); the table
 is the one the whole frame gave (the same rows, values and labels).
 
@@ -16,6 +16,7 @@ process is removed by the next table made on this host once that process is gone
 
 from __future__ import annotations
 
+import itertools
 import shutil
 import socket
 import tempfile
@@ -37,7 +38,7 @@ WORD_FIGURE_PREFERENCE = (("SAME", "b"), ("DirectBias", "b"), ("WEAT", "s"))
 TOP_WORDS = 8
 #: Words a most-biased-words figure shows (:func:`~wefe_same.output.figures.most_biased_words`).
 FIGURE_WORDS = 15
-#: Bytes of per-word rows held in memory before they go to Parquet parts on disk: the
+#: Bytes of per-word rows held in memory before they go to parts on disk: the
 #: default run's ten models stay in memory (~2 MB each), a zoo's go to disk.
 SPILL_BYTES = 32 << 20
 #: Rows per row group of ``word_bias.parquet`` (pyarrow's default; a part is ~10⁵ rows).
@@ -69,6 +70,46 @@ def _as_text(uniques: Any) -> np.ndarray:
     return np.array([str(u) for u in uniques], dtype=object)
 
 
+def _first_seen(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each key's group number, groups numbered in the order they first appear (in the
+    smallest integer type: NumPy sorts 16-bit integers by radix), and where each first appears."""
+    groups = pd.factorize(keys)[0]
+    groups = groups.astype(np.int16 if len(groups) < 1 << 15 else np.int64)
+    new = np.ones(len(groups), dtype=bool)
+    new[1:] = groups[1:] > np.maximum.accumulate(groups)[:-1]
+    return groups, np.flatnonzero(new)
+
+
+def _top_candidates(groups: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """The rows, in order, whose size is at least the :data:`TOP_WORDS`-th largest of their
+    group: a superset of each group's top rows, sorted instead of every row."""
+    if np.isnan(size).any():  # NaN sorts last: every row stays
+        return np.arange(len(size))
+    by_group = np.argsort(groups, kind="stable")
+    bounds = np.flatnonzero(np.r_[True, groups[by_group][1:] != groups[by_group][:-1], True])
+    threshold = np.full(int(groups.max()) + 1 if len(groups) else 0, -np.inf)
+    for start, stop in itertools.pairwise(bounds):
+        if stop - start > TOP_WORDS:
+            part = size[by_group[start:stop]]
+            threshold[groups[by_group[start]]] = np.partition(part, len(part) - TOP_WORDS)[len(part) - TOP_WORDS]
+    return np.flatnonzero(size >= threshold[groups])
+
+
+def _rank_in_group(groups: np.ndarray) -> np.ndarray:
+    """Each element's position among the elements of its group, ``groups`` sorted."""
+    n = len(groups)
+    starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if n else np.zeros(0, dtype=np.int64)
+    return np.arange(n) - np.repeat(starts, np.diff(np.r_[starts, n]))
+
+
+def _rank_in_order(groups: np.ndarray) -> np.ndarray:
+    """Each element's position among the earlier elements of its group (a cumulative count)."""
+    by_group = np.argsort(groups, kind="stable")
+    out = np.empty(len(groups), dtype=np.int64)
+    out[by_group] = _rank_in_group(groups[by_group])
+    return out
+
+
 def present_pairs(frame: pd.DataFrame) -> list[tuple[str, str]]:
     """The pairs of :data:`WORD_FIGURE_PREFERENCE` that have a value in ``frame``."""
     if not len(frame):
@@ -97,27 +138,32 @@ class WordSummary:
     @staticmethod
     def of_rows(rows: pd.DataFrame, figure: pd.DataFrame | None = None) -> WordSummary:
         """The summary of :func:`word_rows` (any number of models)."""
-        # On integer codes (labels become strings only for the rows kept): a model has
-        # ~10⁴ rows of a pair, and grouping Python strings was most of the report's time.
+        # On integer codes, in NumPy (labels become strings only for the rows kept): a
+        # model has ~10⁴ rows of a pair; grouping Python strings was most of the report's
+        # time, pandas' sorts and group-bys most of the rest (a zoo summarises every model).
         coded, text = {}, {}
         for col in ("model", "subquery", "word"):
             codes, uniques = pd.factorize(rows[col])
-            coded[col], text[col] = codes, _as_text(uniques)
+            coded[col], text[col] = codes.astype(np.int64), uniques
         values = rows["value"].to_numpy(dtype=float)
-        words = pd.DataFrame({**coded, "value": values, "size": np.abs(values)})
-        ranked = words.sort_values("size", ascending=False, kind="stable")
-        top = ranked.groupby(["model", "subquery"], sort=False).head(TOP_WORDS)
-        # Groups back in the order of the rows (the report lists a model's subqueries so).
-        first = words[["model", "subquery"]].drop_duplicates()
-        order = pd.Series(np.arange(len(first)), index=pd.MultiIndex.from_frame(first))
-        top = top.iloc[np.argsort(order.reindex(pd.MultiIndex.from_frame(top[["model", "subquery"]])).to_numpy(),
-                                  kind="stable")]
-        means = (words.groupby(["model", "word"], sort=False)["size"].mean().reset_index()
-                 .sort_values("size", ascending=False, kind="stable").groupby("model", sort=False).head(TOP_WORDS))
-        top_out = pd.DataFrame({col: text[col][top[col].to_numpy()] for col in ("model", "subquery", "word")})
-        top_out["value"] = top["value"].to_numpy()
-        means_out = pd.DataFrame({col: text[col][means[col].to_numpy()] for col in ("model", "word")})
-        means_out["size"] = means["size"].to_numpy()
+        size = np.abs(values)
+        # Per (model, subquery) in the order of the rows, its rows by |value| (ties in row order).
+        pair = _first_seen(coded["model"] * (len(text["subquery"]) + 1) + coded["subquery"])[0]
+        candidates = _top_candidates(pair, size)
+        ranked = candidates[np.argsort(-size[candidates], kind="stable")]
+        grouped = ranked[np.argsort(pair[ranked], kind="stable")]
+        top = grouped[_rank_in_group(pair[grouped]) < TOP_WORDS]
+        # Per (model, word) the mean |value| (pandas' group mean: its compensated sum).
+        group, first = _first_seen(coded["model"] * (len(text["word"]) + 1) + coded["word"])
+        mean = pd.Series(size).groupby(group).mean().to_numpy()
+        order = np.argsort(-mean, kind="stable")
+        models = coded["model"][first[order]]
+        keep = order[_rank_in_order(models) < TOP_WORDS]
+        # Strings made of the labels kept only (a model's words are thousands).
+        top_out = pd.DataFrame({col: _as_text(text[col][coded[col][top]]) for col in ("model", "subquery", "word")})
+        top_out["value"] = values[top]
+        means_out = pd.DataFrame({col: _as_text(text[col][coded[col][first[keep]]]) for col in ("model", "word")})
+        means_out["size"] = mean[keep]
         return WordSummary(top_out, means_out, figure)
 
     @staticmethod
@@ -198,16 +244,41 @@ class WordTable:
             _remove_orphans()
             self._folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{owner_tag()}"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._folder, True)
-        path = self._folder / f"{position}.parquet"
-        frame.to_parquet(path, engine="pyarrow", compression="zstd", compression_level=1, index=False)
+        path = self._folder / f"{position}.arrow"
+        # Arrow's IPC format, not Parquet: the part is read back by this table only, and
+        # writing it takes ~3 ms for a zoo model's 10⁵ rows where Parquet took ~25 ms (its
+        # encodings); zstd makes it smaller than the Parquet part was.
+        import pyarrow as pa
+
+        table = pa.Table.from_pandas(frame, preserve_index=False)
+        with open(path, "wb") as fh, pa.ipc.new_file(
+                fh, table.schema, options=pa.ipc.IpcWriteOptions(compression=pa.Codec("zstd", 1))) as writer:
+            writer.write_table(table)
         return path
+
+    @staticmethod
+    def _read(path: Path) -> pd.DataFrame:
+        with open(path, "rb") as fh:  # pandas' reader: the dtypes read_parquet gives (Feather is Arrow IPC)
+            return pd.read_feather(fh)
 
     # -- reading
     def frames(self) -> Iterator[pd.DataFrame]:
         """Each part in the run's order, read back one at a time."""
         for position in sorted(self._parts):
             part = self._parts[position]
-            yield part if isinstance(part, pd.DataFrame) else pd.read_parquet(part, engine="pyarrow")
+            yield part if isinstance(part, pd.DataFrame) else self._read(part)
+
+    def _arrow_parts(self) -> Iterator[Any]:
+        """Each part as an Arrow table (with the pandas metadata of its frame), in the run's order."""
+        import pyarrow as pa
+
+        for position in sorted(self._parts):
+            part = self._parts[position]
+            if isinstance(part, pd.DataFrame):
+                yield pa.Table.from_pandas(part, preserve_index=False)
+            else:
+                with open(part, "rb") as fh:  # as written: no round trip through pandas
+                    yield pa.ipc.open_file(fh).read_all()
 
     def frame(self) -> pd.DataFrame:
         """The whole table in memory (labels as categories, their union)."""
@@ -269,19 +340,24 @@ class WordTable:
             writer = None
             try:
                 batch: list[Any] = []  # parts gathered into row groups of about ROW_GROUP rows
-                for frame in [*self.frames(), None]:
-                    if frame is not None and not len(frame):  # no per-word rows: its empty columns have no type
+                for table in [*self._arrow_parts(), None]:
+                    if table is not None and not len(table):  # no per-word rows: its empty columns have no type
                         continue
-                    if frame is not None:
-                        table = pa.Table.from_pandas(frame, preserve_index=False)
+                    if table is not None:
                         if schema is None:
                             schema = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), pa.string())
                                                          if pa.types.is_dictionary(f.type) else f.type)
                                                 for f in table.schema], metadata=table.schema.metadata)
+                            # Statistics (min, max) of the values only: those of the label
+                            # columns, dictionaries of strings, took half of the writing. The
+                            # values (distinct floats) are not dictionary-encoded: Parquet tried,
+                            # then fell back to plain, a third of the rest (the file is 8 % smaller).
+                            labels = [f.name for f in schema if pa.types.is_dictionary(f.type)]
                             writer = pq.ParquetWriter(fh, schema, compression="zstd",
-                                                      compression_level=compression_level)
+                                                      compression_level=compression_level, use_dictionary=labels,
+                                                      write_statistics=[f.name for f in schema if f.name not in labels])
                         batch.append(table.cast(schema))
-                    if batch and (frame is None or sum(len(t) for t in batch) >= ROW_GROUP):
+                    if batch and (table is None or sum(len(t) for t in batch) >= ROW_GROUP):
                         writer.write_table(pa.concat_tables(batch), row_group_size=ROW_GROUP)  # type: ignore[union-attr]
                         batch = []
                 if writer is None:  # no rows at all: the empty table's columns
