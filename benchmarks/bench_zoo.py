@@ -92,7 +92,7 @@ def build_zoo(folder: Path, n: int) -> list[Path]:
 def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int]:
     """``python -m wefe_same.cli rank ARGS`` of the package at ``code`` in a fresh process:
     (wall s, peak tree RSS bytes)."""
-    return timed_cli(code, ["rank", *args], log, cwd=ROOT)
+    return timed_cli(code, ["rank", *args], log, cwd=code)  # the checkout first on sys.path
 
 
 def folder_stats(folder: Path) -> tuple[float, int]:
