@@ -447,3 +447,29 @@ def test_a_table_that_fails_while_the_figure_workers_draw_stops_them_and_leaves_
     assert snapshot(earlier) == before and leftovers(tmp_path) == []
     with pytest.raises(RuntimeError, match="after shutdown"):  # the pool was shut down
         pools[0].submit(print)
+
+
+def test_the_word_table_is_written_by_a_thread_and_its_failure_leaves_nothing(tmp_path, monkeypatch):
+    """The word-level table is written beside the other tables and the figures; a failure
+    there reaches the caller and the earlier folder stays as it was, with no staging left."""
+    import threading
+
+    threads = []
+    write_word_table = report.write_word_table
+
+    def spy(result, folder, **options):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return write_word_table(result, folder, **options)
+
+    monkeypatch.setattr(report, "write_word_table", spy)
+    earlier = tiny_result(seed=9).save(tmp_path / "res", formats=NONE)
+    assert threads == [False] and (earlier / "word_bias.parquet").is_file()
+    before = snapshot(earlier)
+
+    def disk_full(result, folder, **options):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(report, "write_word_table", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        tiny_result().save(tmp_path / "res", formats=NONE)
+    assert snapshot(earlier) == before and leftovers(tmp_path) == []

@@ -138,9 +138,10 @@ def _csv(table: pd.DataFrame, folder: Path, name: str, full: bool, **options: An
         table.to_csv(folder / f"{name}.csv.gz", index=False, compression=GZIP, **options)
 
 
-def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = False) -> None:
+def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = False, words: bool = True) -> None:
     """Every table of the result (the part of a run that must never be lost): CSV, the
-    long ones compressed unless ``full_tables`` (see the module docstring)."""
+    long ones compressed unless ``full_tables`` (see the module docstring); the word-level
+    table too unless ``words`` is False (:func:`write_word_table`)."""
     (folder / "scores").mkdir(exist_ok=True)
     for metric, matrix in result.scores.items():
         matrix.to_csv(folder / "scores" / f"{safe_name(metric)}.csv")
@@ -155,13 +156,19 @@ def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = 
         table = getattr(result, name)
         if table is not None:
             table.to_csv(folder / f"{name}.csv", index=False)
+    if words:
+        write_word_table(result, folder, full_tables=full_tables)
+    for name, table in result.extra.items():
+        table.to_csv(folder / f"{safe_name(name)}.csv", index=False)
+
+
+def write_word_table(result: ResultTables, folder: Path, *, full_tables: bool = False) -> None:
+    """The word-level table: ``word_bias.parquet`` (``word_bias.csv`` with ``full_tables``)."""
     if result.word_table is not None:  # streamed a model at a time: never whole in memory
         if full_tables:
             result.word_table.write_csv(folder / "word_bias.csv", float_format="%.6g")
         else:
             write_parquet(result.word_table, folder / "word_bias.parquet")
-    for name, table in result.extra.items():
-        table.to_csv(folder / f"{safe_name(name)}.csv", index=False)
 
 
 def write_parquet(table: pd.DataFrame | WordTable, path: Path) -> None:
