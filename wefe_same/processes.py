@@ -181,3 +181,20 @@ def fewer_collections(threshold: int = RUN_GC_THRESHOLD) -> Iterator[None]:
     finally:
         gc.set_threshold(*before)
         gc.unfreeze()
+
+
+_CONTROLLERS: dict[str | None, Any] = {}
+
+
+def one_thread(user_api: str | None = "blas") -> Any:
+    """``threadpoolctl.threadpool_limits(limits=1, user_api=...)`` through one controller
+    per process, made at the first call: each ``threadpool_limits`` lists the process's
+    shared libraries again (2-8 ms, several times per model of a run). The BLAS libraries
+    numpy and scipy compute with are loaded when they are imported, before any scoring, so
+    the controller holds them. ``user_api=None``: every thread pool it knows (OpenMP too)."""
+    controller = _CONTROLLERS.get(user_api)
+    if controller is None:
+        from threadpoolctl import ThreadpoolController
+
+        controller = _CONTROLLERS[user_api] = ThreadpoolController()
+    return controller.limit(limits=1, user_api=user_api)

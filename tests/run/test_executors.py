@@ -432,3 +432,19 @@ def test_a_run_collects_cycles_less_often_and_puts_the_collector_back(monkeypatc
     with pytest.raises(KeyboardInterrupt):
         rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10, cache=False, progress=False)
     assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
+
+
+def test_one_thread_limits_blas_through_one_controller_per_process(monkeypatch):
+    from threadpoolctl import threadpool_info
+
+    import wefe_same.processes as processes
+
+    monkeypatch.setattr(processes, "_CONTROLLERS", {})
+    before = [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+    controllers = []
+    for _ in range(3):
+        with processes.one_thread():
+            assert all(p["num_threads"] == 1 for p in threadpool_info() if p["user_api"] == "blas")
+        controllers.append(processes._CONTROLLERS["blas"])
+    assert all(c is controllers[0] for c in controllers)  # listed the libraries once, not per block
+    assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before

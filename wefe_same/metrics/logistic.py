@@ -44,11 +44,12 @@ is recomputed in the original coordinates, independently of the solver.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
+
+from wefe_same.processes import one_thread
 
 #: Largest stacked feature array of one chunk, in float64 entries (~64 MB).
 _CHUNK_ENTRIES = 8_000_000
@@ -57,22 +58,6 @@ _ARMIJO = 1e-4
 _HALVINGS = 40
 #: Conjugate-gradient iterations allowed per Newton–CG step (scikit-learn's 200).
 _CG_MAX_ITER = 200
-
-
-_CONTROLLER: Any = None
-
-
-def _one_thread() -> Any:
-    """``threadpoolctl.threadpool_limits(limits=1)`` through one controller made at the first
-    fit: each ``threadpool_limits`` call lists the process's shared libraries again (2–8 ms,
-    twice per model). The BLAS libraries numpy and scipy compute with are loaded when they
-    are imported, before this module's first fit, so the controller holds them."""
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1)
 
 
 def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray,
@@ -240,7 +225,7 @@ def fit_logistic_batch(problems: Sequence[tuple[np.ndarray, np.ndarray]], *, C: 
     # One thread: these products are small, and extra BLAS threads only contend for the
     # cores (a stacked QR took 9 s instead of 0.1 s on a busy 2-core machine); the rounding
     # of a reduction then never depends on the thread count either.
-    with _one_thread():
+    with one_thread(None):
         return _fit_chunks(problems, C, tol, max_iter)
 
 
@@ -312,7 +297,7 @@ def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: 
     n = weights.sum(axis=1)
     pen = np.r_[np.full(k - 1, 1.0 / C), 0.0]
     theta = np.zeros((len(weights), k))
-    with _one_thread():
+    with one_thread(None):
         inverses = _pool_preconditioners(F, n, pen)
         active = np.arange(len(weights))
         for _ in range(max_iter):

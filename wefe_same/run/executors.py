@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wefe_same.errors import ExecutorError, ModelError, WefeSameError
-from wefe_same.processes import exit_with_parent
+from wefe_same.processes import exit_with_parent, one_thread
 from wefe_same.validation import InvalidParameterError, check_int, check_scheduler_address
 
 if TYPE_CHECKING:  # a worker imports this module: not the plan, which pulls in pandas and scipy
@@ -117,9 +117,7 @@ class _Outcome:
 
 def _guarded(fn: Callable[..., Any], *args: Any) -> _Outcome:
     """Run one job with one BLAS thread; a WefeSameError travels back as a value."""
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1, user_api="blas"):
+    with one_thread():
         try:
             return _Outcome(fn(*args))
         except WefeSameError as err:

@@ -29,13 +29,11 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from threadpoolctl import threadpool_limits
-
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
 from wefe_same.output.word_table import WordTable
-from wefe_same.processes import release_freed_memory
+from wefe_same.processes import one_thread, release_freed_memory
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
 from wefe_same.run.executors import (
     Executor,
@@ -285,7 +283,7 @@ def _score_read(plan: RunPlan, model: _Model, read: tuple[VectorTable, dict[str,
                 cache: ModelCache | None, scoring: str, bar: Any) -> None:
     """Score a table an encoder's worker read, here, and write its entries."""
     table, description, identity = read
-    with threadpool_limits(limits=1, user_api="blas"):  # the same bytes as every other job
+    with one_thread():  # the same bytes as every other job
         scores = score_table(table, plan, description, identity)
     _finish(model, (table, description, identity, scores), cache, scoring, bar)
 
