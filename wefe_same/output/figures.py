@@ -120,7 +120,7 @@ def _bar_segments(ax: Axes, left: np.ndarray, widths: np.ndarray, colour: Any, l
     x0, x1 = left, left + widths
     boxes = np.stack([np.c_[x0, rows - 0.4], np.c_[x0, rows + 0.4], np.c_[x1, rows + 0.4], np.c_[x1, rows - 0.4]],
                      axis=1)
-    segments = PolyCollection(boxes, facecolors=[colour], edgecolors="white", label=label)
+    segments = PolyCollection(list(boxes), facecolors=[colour], edgecolors="white", label=label)
     segments.sticky_edges.x.append(float(x0.min()) if len(x0) else 0.0)  # as barh: the axis starts at the bars
     ax.add_collection(segments, autolim=True)
     ax.autoscale_view()
