@@ -161,3 +161,17 @@ def test_robustness_and_stability_figures_note_models_without_values():
                               "rank_ci_low": [1.0, 1.0, np.nan, np.nan], "rank_ci_high": [2.0, 2.0, np.nan, np.nan]})
     fig, notes = report.draw_stability(stability, 2)
     assert fig is not None and notes == [("b", "no ranks", "shown as missing")]
+
+
+def test_a_scales_fills_are_its_colour_of_each_value():
+    """The heatmaps colour every cell at once (Scale.fills): the same strings as one at a time."""
+    from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        values = rng.normal(size=400) * 10 ** rng.uniform(-3, 3)
+        values[rng.random(400) < 0.05] = np.nan
+        values[:3] = [np.inf, -np.inf, 0.0]
+        for scale in (Scale.for_values(values), Scale.for_values(np.abs(values)), Scale(-1.0, 1.0, DIVERGING),
+                      Scale(0.2, 0.21, SEQUENTIAL)):
+            assert scale.fills(values.reshape(20, 20)) == [scale.colour(v) for v in values]

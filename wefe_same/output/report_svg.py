@@ -52,6 +52,18 @@ class Scale:
             return cls(-m, m, DIVERGING)
         return cls(lo, hi if hi > lo else lo + 1.0, SEQUENTIAL)
 
+    def fills(self, values: np.ndarray) -> list[str]:
+        """:meth:`colour` of every value (flattened), the same strings, computed as arrays."""
+        flat = np.asarray(values, dtype=float).ravel()
+        finite = np.isfinite(flat)
+        span = len(self.colours) - 1
+        t = np.clip((np.where(finite, flat, self.low) - self.low) / (self.high - self.low), 0.0, 1.0) * span
+        i = np.minimum(t.astype(np.int64), span - 1)
+        stops = np.array([_rgb(c) for c in self.colours], dtype=float)
+        channels = np.rint(stops[i] + (stops[i + 1] - stops[i]) * (t - i)[:, None]).astype(np.int64)
+        codes = [f"#{r:02x}{g:02x}{b:02x}" for r, g, b in channels.tolist()]
+        return [c if ok else MISSING for c, ok in zip(codes, finite.tolist())]
+
     def colour(self, value: float) -> str:
         if not math.isfinite(value):
             return MISSING
@@ -94,10 +106,11 @@ def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], tip
     scale = scale or Scale.for_values(values)
     frame = _Frame.of(values.shape, rows, columns, texts, legend)
     out = frame.open(label)
+    fills = scale.fills(values)
     for i in range(values.shape[0]):
         y = frame.top + frame.cell_h * i
         for j in range(values.shape[1]):
-            fill = scale.colour(values[i, j])
+            fill = fills[i * values.shape[1] + j]
             x = frame.left + frame.cell_w * j
             out.append(f'<g><rect x="{x:.1f}" y="{y:.1f}" width="{frame.cell_w:.1f}" height="{frame.cell_h:.1f}" '
                        f'fill="{fill}"/><title>{escape(tips[i][j])}</title>')
@@ -128,7 +141,7 @@ def value_heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str
     frame = _Frame.of(values.shape, rows, columns, None, legend)
     cells = {"x": frame.left, "y": frame.top, "w": frame.cell_w, "h": frame.cell_h, "name": value_name,
              "rows": list(rows), "cols": list(columns), "values": "|".join(tip),
-             "fills": "".join(scale.colour(v)[1:] for v in values.ravel())}
+             "fills": "".join(c[1:] for c in scale.fills(values))}
     out = frame.open(label, data=json.dumps(cells, ensure_ascii=False, separators=(",", ":")))
     return frame.close(out, scale, legend, grad_id)
 
