@@ -297,21 +297,28 @@ def _words(data: ReportData) -> str:
     metric, component = chosen
     parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
                    "subquery (signed value beside each word), and over all subqueries (mean |value|).")]
-    # The most-biased words were picked per model as its scores came in (WordSummary).
-    top = dict(tuple(summary.top.groupby(["model", "subquery"], sort=False)))
-    overall = dict(tuple(summary.means.groupby("model", sort=False)))
+    # The most-biased words were picked per model as its scores came in (WordSummary); the
+    # rows are grouped here as plain lists, in their order (a DataFrame per subquery cost
+    # ~0.35 s of a 40-model report).
+    top: dict[tuple[Any, Any], list[tuple[Any, Any]]] = {}
     subqueries: dict[str, list[str]] = {}
-    for m, sq in summary.top[["model", "subquery"]].drop_duplicates().itertuples(index=False):
-        subqueries.setdefault(m, []).append(sq)
+    t = summary.top
+    for m, sq, w, v in zip(t["model"].tolist(), t["subquery"].tolist(), t["word"].tolist(), t["value"].tolist()):
+        if (m, sq) not in top:
+            top[(m, sq)] = []
+            subqueries.setdefault(m, []).append(sq)
+        top[(m, sq)].append((w, v))
+    overall: dict[Any, list[tuple[Any, Any]]] = {}
+    means = summary.means
+    for m, w, size in zip(means["model"].tolist(), means["word"].tolist(), means["size"].tolist()):
+        overall.setdefault(m, []).append((w, size))
     for n, model in enumerate(_overall_order(data)):
         if model not in subqueries:
             parts.append(f"<details><summary>{escape(model)}: no values</summary></details>")
             continue
-        best = overall[model]
-        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(zip(best['word'], best['size']))}</td>"]]
+        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(overall[model])}</td>"]]
         for sq in subqueries[model]:
-            t = top[(model, sq)]
-            rows.append([_td(str(sq)), f"<td>{_chips(zip(t['word'], t['value']))}</td>"])
+            rows.append([_td(str(sq)), f"<td>{_chips(top[(model, sq)])}</td>"])
         opened = " open" if n == 0 else ""
         table = _table(["subquery", "most-biased words"], rows, label=f"Most-biased words: {model}")
         parts.append(f"<details{opened}><summary>{escape(model)}</summary>{table}</details>")
