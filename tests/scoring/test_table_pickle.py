@@ -1,0 +1,45 @@
+"""A VectorTable travels between processes (the encoders' worker sends each model's table
+back) with its lookups as columns; what arrives is the same table."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from wefe_same.scoring.vectors import Lookup, VectorTable
+
+
+def tables():
+    rng = np.random.default_rng(3)
+    found = {w: rng.normal(size=4) for w in ("he", "she", "Nurse", "ice cream")}
+    lookups = [Lookup("he", "he", "exact"), Lookup("she", "she", "exact"), Lookup("nurse", "Nurse", "title"),
+               Lookup("ice cream", "ice cream", "subword"), Lookup("xyzzy", None, "missing"),
+               Lookup("zero", None, "zero vector")]
+    yield VectorTable("m", found, lookups)
+    yield VectorTable("all missing", {}, [Lookup("a", None, "missing"), Lookup("b", None, "missing")])
+    yield VectorTable("empty", {}, [])
+
+
+def old_frame(table):  # the construction it replaced: one tuple per lookup
+    return pd.DataFrame([(table.model, lk.word, lk.found_as, lk.status) for lk in table.lookups],
+                        columns=["model", "word", "found_as", "status"])
+
+
+@pytest.mark.parametrize("table", list(tables()), ids=lambda t: t.model)
+def test_a_pickled_table_is_the_same_table(table):
+    back = pickle.loads(pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL))
+    assert back.model == table.model and back.words == table.words and back.dim == table.dim
+    assert np.array_equal(back.raw, table.raw) and np.array_equal(back.unit, table.unit)
+    assert back.lookups == table.lookups and back.fingerprint() == table.fingerprint()
+    assert [w in back for w in ("he", "xyzzy", "nurse")] == [w in table for w in ("he", "xyzzy", "nurse")]
+    if table.words:
+        assert np.array_equal(back.unit_vectors(table.words[::-1]), table.unit_vectors(table.words[::-1]))
+
+
+@pytest.mark.parametrize("table", list(tables()), ids=lambda t: t.model)
+def test_the_lookup_frame_is_the_one_row_per_lookup_frame(table):
+    for t in (table, pickle.loads(pickle.dumps(table))):
+        pd.testing.assert_frame_equal(t.lookup_frame(), old_frame(table), check_exact=True)
