@@ -43,3 +43,18 @@ def test_a_pickled_table_is_the_same_table(table):
 def test_the_lookup_frame_is_the_one_row_per_lookup_frame(table):
     for t in (table, pickle.loads(pickle.dumps(table))):
         pd.testing.assert_frame_equal(t.lookup_frame(), old_frame(table), check_exact=True)
+
+
+def test_the_fingerprint_is_the_hash_of_words_and_vectors_and_travels_with_the_table():
+    import hashlib
+
+    table = next(tables())
+    h = hashlib.sha256()
+    for w in table.words:
+        h.update(w.encode("utf-8") + b"\0")
+    h.update(np.ascontiguousarray(table.raw, dtype="<f8").tobytes())
+    unsent = pickle.loads(pickle.dumps(table))  # not computed yet: computed where it is asked for
+    assert unsent.fingerprint() == h.hexdigest()
+    assert table.fingerprint() == h.hexdigest()
+    sent = pickle.loads(pickle.dumps(table))
+    assert sent._fingerprint == h.hexdigest()  # computed by the sender, not again here

@@ -106,6 +106,7 @@ class VectorTable:
         self.model = model
         self._lookups: tuple[Lookup, ...] | None = lookups
         self._lookup_columns: tuple[tuple[str, ...], tuple[str | None, ...], tuple[str, ...]] | None = None
+        self._fingerprint: str | None = None
         self.words = words
         self._row = {w: i for i, w in enumerate(self.words)}
         self.raw = raw
@@ -133,11 +134,12 @@ class VectorTable:
         # table sent back by the encoders' worker unpickled in 11 ms, most of it making
         # Lookup objects again; the row index is rebuilt from the words.
         return {"model": self.model, "words": self.words, "raw": self.raw, "unit": self.unit,
-                "lookup_columns": self._columns()}
+                "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.model, self.words, self.raw, self.unit = state["model"], state["words"], state["raw"], state["unit"]
         self._lookups, self._lookup_columns = None, state["lookup_columns"]
+        self._fingerprint = state.get("fingerprint")
         self._row = {w: i for i, w in enumerate(self.words)}
 
     @property
@@ -166,12 +168,17 @@ class VectorTable:
         return self.raw[[self._row[w] for w in words]]
 
     def fingerprint(self) -> str:
-        """sha256 over the words and raw vectors: identifies what the run actually used."""
-        h = hashlib.sha256()
-        for w in self.words:
-            h.update(w.encode("utf-8") + b"\0")
-        h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
-        return h.hexdigest()
+        """sha256 over the words and raw vectors: identifies what the run actually used.
+
+        Computed once (a table's words and vectors are not changed once it is made): the
+        encoders' worker computes it before sending the table, off the scoring process."""
+        if self._fingerprint is None:
+            h = hashlib.sha256()
+            for w in self.words:
+                h.update(w.encode("utf-8") + b"\0")
+            h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
+            self._fingerprint = h.hexdigest()
+        return self._fingerprint
 
     def lookup_frame(self) -> pd.DataFrame:
         """One row per requested word: model, word, found_as, status."""
@@ -352,6 +359,7 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *,
                              else (os.cpu_count() or 2) - 1)
     with _own_objects_collected():
         out = read_table(source, words)
+        out[0].fingerprint()  # here, not in the process that scores it
         del source
     release_freed_memory()
     return out
