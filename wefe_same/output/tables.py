@@ -12,10 +12,12 @@ and the gzip files hold the very bytes of the CSV (no name or date in their head
 
 from __future__ import annotations
 
+import functools
+import gzip
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -126,22 +128,36 @@ def unique_stems(names: Iterable[str]) -> dict[str, str]:
 
 #: zstd level of ``word_bias.parquet``: level 9 is 15 % smaller than the default and as fast to read.
 PARQUET_ZSTD_LEVEL = 9
-#: gzip settings of the ``.csv.gz`` tables: no file name or date in the header, so equal
-#: tables give equal bytes.
-GZIP = {"method": "gzip", "mtime": 0, "compresslevel": 6}
+#: gzip level of the ``.csv.gz`` tables; their header has no file name and no date, so
+#: equal tables give equal bytes.
+GZIP_LEVEL = 6
 
 
-def _csv(table: pd.DataFrame, folder: Path, name: str, full: bool, **options: Any) -> None:
+def _csv(table: pd.DataFrame, folder: Path, name: str, full: bool, later: Callable[[Callable[[], None]], None],
+         **options: Any) -> None:
     if full:
         table.to_csv(folder / f"{name}.csv", index=False, **options)
-    else:
-        table.to_csv(folder / f"{name}.csv.gz", index=False, compression=GZIP, **options)
+    else:  # the text here, the compression (zlib lets go of the GIL) where ``later`` runs it
+        later(functools.partial(_write_gzip, folder / f"{name}.csv.gz",
+                                table.to_csv(index=False, **options).encode("utf-8")))
 
 
-def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = False, words: bool = True) -> None:
+def _write_gzip(path: Path, data: bytes) -> None:
+    with open(path, "wb") as fh:
+        fh.write(gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0))
+
+
+def _now(write: Callable[[], None]) -> None:
+    write()
+
+
+def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = False, words: bool = True,
+                     later: Callable[[Callable[[], None]], None] = _now) -> None:
     """Every table of the result (the part of a run that must never be lost): CSV, the
     long ones compressed unless ``full_tables`` (see the module docstring); the word-level
-    table too unless ``words`` is False (:func:`write_word_table`)."""
+    table too unless ``words`` is False (:func:`write_word_table`). ``later(write)``
+    runs the compressing writes (by default at once; the results folder's writer hands
+    them to its background thread)."""
     (folder / "scores").mkdir(exist_ok=True)
     for metric, matrix in result.scores.items():
         matrix.to_csv(folder / "scores" / f"{safe_name(metric)}.csv")
@@ -150,8 +166,8 @@ def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = 
     result.correlations.to_csv(folder / "correlations.csv")
     result.correlation_pvalues.to_csv(folder / "correlation_pvalues.csv")
     result.by_query_set.to_csv(folder / "by_query_set.csv", index=False)
-    _csv(result.details, folder, "details", full_tables)
-    _csv(result.lookups, folder, "lookups", full_tables)
+    _csv(result.details, folder, "details", full_tables, later)
+    _csv(result.lookups, folder, "lookups", full_tables, later)
     for name in ("aggregates_ci", "correlations_ci", "rank_stability", "quality"):
         table = getattr(result, name)
         if table is not None:
