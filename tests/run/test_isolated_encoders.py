@@ -69,7 +69,7 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
 
     def read_table(source, words):
         threads.append(source.threads)
-        return "table", {}, None
+        return types.SimpleNamespace(fingerprint=lambda: "f"), {}, None
 
     monkeypatch.setattr(vectors, "read_table", read_table)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
@@ -106,7 +106,7 @@ def test_the_worker_makes_waiting_openmp_threads_sleep_unless_the_user_said_othe
     import os
 
     code = ("import os; import wefe_same.scoring.vectors as v; from wefe_same.models import LoadOptions; "
-            "v.read_table = lambda source, words: ('table', {}, None); "
+            "import types; v.read_table = lambda source, words: (types.SimpleNamespace(fingerprint=str), {}, None); "
             f"v.read_spec({MODEL!r}, LoadOptions(cache=False), ['he']); print(os.environ.get('OMP_WAIT_POLICY'))")
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     for given, expected in ((None, "PASSIVE"), ("ACTIVE", "ACTIVE")):

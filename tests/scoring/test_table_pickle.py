@@ -58,3 +58,10 @@ def test_the_fingerprint_is_the_hash_of_words_and_vectors_and_travels_with_the_t
     assert table.fingerprint() == h.hexdigest()
     sent = pickle.loads(pickle.dumps(table))
     assert sent._fingerprint == h.hexdigest()  # computed by the sender, not again here
+
+
+def test_unit_vectors_are_made_where_first_asked_for_and_equal_bit_for_bit():
+    table = VectorTable("m", {"a": np.array([3.0, 4.0]), "b": np.array([1e-200, 0.0])}, [])
+    sent = pickle.loads(pickle.dumps(table))
+    assert sent._unit is None  # not computed by the sender, so not sent
+    assert np.array_equal(sent.unit, table.unit) and table.unit.tolist() == [[0.6, 0.8], [1.0, 0.0]]
