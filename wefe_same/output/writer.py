@@ -28,10 +28,11 @@ import functools
 import json
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from wefe_same.errors import WefeSameWarning
+from wefe_same.interrupts import signals_deferred
 from wefe_same.output.figure_jobs import FIGURE_SETS, draw_robustness, draw_stability, figure_jobs
 from wefe_same.output.folder import write_folder
 from wefe_same.output.latex import write_tables
@@ -139,13 +140,20 @@ def write_figures(folder: Path, *, jobs: Sequence[FigureJob], notes: list[Note],
 @contextlib.contextmanager
 def _in_background() -> Iterator[Callable[[Callable[[], None]], None]]:
     """A thread that runs the writes handed to it (``later(write)``), in order. Leaving the
-    block waits for every one (they write into the staging folder, which may then be
-    removed) and re-raises the first error."""
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="wefe-same-writer") as pool:
-        pending = []
+    block waits for every one, Ctrl-C deferred meanwhile (they write into the staging
+    folder, which is removed after an error or an interrupt), and re-raises the first error."""
+    pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wefe-same-writer")
+    pending: list[Future] = []
+    try:
         yield lambda write: pending.append(pool.submit(write))
-        for done in pending:
-            done.result()
+    except BaseException:
+        with signals_deferred():
+            pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    with signals_deferred():
+        pool.shutdown(wait=True)
+    for done in pending:
+        done.result()
 
 
 def write_results(result: ResultTables, out: str | Path, *, formats: Sequence[str] | str | None = None,
