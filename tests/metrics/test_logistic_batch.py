@@ -88,6 +88,10 @@ def test_subsets_of_one_pool_reach_sklearns_optimum(n1, n2, d, shift):
     for mask in masks:
         mask[rng.choice(len(y), int(0.8 * len(y)), replace=False)] = True
     masks[0, :] = True
+    assert_subsets_reach_sklearns_optimum(X, y, masks)
+
+
+def assert_subsets_reach_sklearns_optimum(X, y, masks):
     coefs, intercepts, gradients = fit_logistic_subsets(X, y, masks)
     assert gradients.max() <= rnsb_module.GRADIENT_TOL
     for mask, w, b in zip(masks, coefs, intercepts):
@@ -107,12 +111,7 @@ def test_subsets_of_an_anisotropic_pool_reach_sklearns_optimum():
     masks = np.zeros((5, n), dtype=bool)
     for i, mask in enumerate(masks):
         mask[rng.choice(n, (2400, 2400, 2400, 1800, n)[i], replace=False)] = True
-    coefs, intercepts, gradients = fit_logistic_subsets(X, y, masks)
-    assert gradients.max() <= rnsb_module.GRADIENT_TOL
-    for mask, w, b in zip(masks, coefs, intercepts):
-        w_ref, b_ref = sklearn_fit(X[mask], y[mask])
-        np.testing.assert_allclose(w, w_ref, rtol=0, atol=1e-6)
-        assert b == pytest.approx(b_ref, abs=1e-6)
+    assert_subsets_reach_sklearns_optimum(X, y, masks)
 
 
 def test_a_problems_result_does_not_depend_on_the_rest_of_the_batch():

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from typing import Any
 
 import numpy as np
 
@@ -34,9 +35,39 @@ def is_frozen(array: object) -> bool:
 #: Column means of frozen arrays, by identity (weak references, as above): a query's sets
 #: are shared by many subqueries and metrics of one model (a lexicon of 5,000 rows was
 #: averaged ~40 times a model by WEAT, MAC, gWEAT, ECT …).
-_MEANS: OrderedDict[int, tuple[weakref.ref, np.ndarray]] = OrderedDict()
-_MEANS_SIZE = 1024
 _LOCK = threading.Lock()  # Dask runs jobs in threads of one process
+
+
+class ByIdentity:
+    """A bounded memo of values computed from frozen arrays, by the array's identity
+    (weak references: an entry neither keeps its array alive nor answers for another
+    array given the same id later; the least recently used go first)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._entries: OrderedDict[int, tuple[weakref.ref, Any]] = OrderedDict()
+
+    def get(self, array: np.ndarray) -> Any:
+        """The value remembered for ``array``, or None."""
+        with _LOCK:
+            known = self._entries.get(id(array))
+            if known is None or known[0]() is not array:
+                return None
+            self._entries.move_to_end(id(array))
+            return known[1]
+
+    def put(self, array: np.ndarray, value: Any) -> None:
+        with _LOCK:
+            self._entries[id(array)] = (weakref.ref(array), value)
+            self._entries.move_to_end(id(array))
+            if len(self._entries) > self.size:
+                self._entries.popitem(last=False)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+_MEANS = ByIdentity(1024)
 
 
 def column_mean(M: np.ndarray) -> np.ndarray:
@@ -48,15 +79,10 @@ def column_mean(M: np.ndarray) -> np.ndarray:
     """
     if not is_frozen(M):
         return M.mean(axis=0)
-    with _LOCK:
-        known = _MEANS.get(id(M))
-    if known is not None and known[0]() is M:
-        return known[1]
+    known = _MEANS.get(M)
+    if known is not None:
+        return known
     mean = M.mean(axis=0)
     mean.flags.writeable = False
-    with _LOCK:
-        _MEANS[id(M)] = (weakref.ref(M), mean)
-        _MEANS.move_to_end(id(M))
-        if len(_MEANS) > _MEANS_SIZE:
-            _MEANS.popitem(last=False)
+    _MEANS.put(M, mean)
     return mean

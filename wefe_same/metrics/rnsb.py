@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import hashlib
 import threading
-import weakref
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 from scipy.special import expit, rel_entr
 
-from wefe_same.metrics._frozen import is_frozen
+from wefe_same.metrics._frozen import ByIdentity, is_frozen
 from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
 from wefe_same.validation import check_int, check_number
@@ -97,24 +96,17 @@ def _canonical(M: np.ndarray) -> np.ndarray:
 #: and then :func:`rnsb` the same shared arrays (a lexicon of 5 000 words is 12 MB to hash
 #: at 300 dimensions). Weak references: an entry neither keeps its array alive nor
 #: answers for another array given the same id later.
-_DIGESTS: OrderedDict[int, tuple[weakref.ref, str]] = OrderedDict()
-_DIGESTS_SIZE = 256
+_DIGESTS = ByIdentity(256)
 
 
 def _digest(M: np.ndarray) -> str:
     fixed = is_frozen(M)  # a caller's read-only array may be made writeable again: not trusted
-    if fixed:
-        with _LOCK:
-            known = _DIGESTS.get(id(M))
-        if known is not None and known[0]() is M:
-            return known[1]
+    known = _DIGESTS.get(M) if fixed else None
+    if known is not None:
+        return known
     digest = hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).tobytes()).hexdigest()
     if fixed:
-        with _LOCK:
-            _DIGESTS[id(M)] = (weakref.ref(M), digest)
-            _DIGESTS.move_to_end(id(M))
-            if len(_DIGESTS) > _DIGESTS_SIZE:
-                _DIGESTS.popitem(last=False)
+        _DIGESTS.put(M, digest)
     return digest
 
 
