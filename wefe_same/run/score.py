@@ -195,7 +195,8 @@ def score_models(
             encoders: contextlib.AbstractContextManager[list[_Model]] = (
                 _isolated(plan, todo, cache, scoring, bar) if in_process else contextlib.nullcontext([]))
             with encoders as beside:
-                todo = [m for m in todo if m.scores is None and not any(m is b for b in beside)]
+                later = {id(m) for m in beside}  # read by the ONNX worker meanwhile, scored when the block ends
+                todo = [m for m in todo if m.scores is None and id(m) not in later]
                 jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
                                    else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
                 # Only the executor holds the jobs from here, and lets each go once run: in-process
