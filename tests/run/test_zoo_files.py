@@ -14,6 +14,7 @@ from conftest import GENDER_WORDS, MINI_QUERY, no_hang, write_glove
 from wefe_same import rank
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
+from wefe_same.run.zoo import load_models_file
 
 FAST = ["--metrics", "WEAT", "SAME", "--permutations", "0", "--formats", "svg", "--no-cache"]
 
@@ -135,3 +136,23 @@ def test_bad_models_files_give_one_line_errors_naming_the_file(zoo, text, suffix
         rank(models_file=path, queries=str(zoo / "mini.toml"), cache=False, progress=False)
     assert str(path) in str(err.value)
     assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+# ----------------------------------------------------------------------------- paths of a models file
+@pytest.mark.parametrize("spec", ["good0.txt", "glove:good0.txt", "sub/../good0.txt", "npy:e.npy,good0.txt"])
+def test_a_path_missing_beside_the_models_file_is_never_read_from_the_working_folder(zoo, spec):
+    (zoo / "elsewhere").mkdir()
+    (zoo / "elsewhere" / "zoo.csv").write_text(f'spec\n"{spec}"\n')
+    np.save(zoo / "e.npy", np.ones((12, 5)))  # beside the working folder, not the models file
+    with pytest.raises(ModelError) as err:
+        rank(models_file=zoo / "elsewhere" / "zoo.csv", queries=str(zoo / "mini.toml"), cache=False,
+             progress=False)
+    assert str(zoo / "elsewhere") in str(err.value) and "no such file" in str(err.value)
+
+
+def test_paths_of_a_models_file_are_read_beside_it_and_names_stay_names(zoo):
+    (zoo / "elsewhere").mkdir()
+    (zoo / "good1.txt").rename(zoo / "elsewhere" / "good0.txt")  # same name, other vectors
+    (zoo / "elsewhere" / "zoo.csv").write_text("spec\ngood0.txt\nglove-6b-50d\n")
+    zoo_file = load_models_file(zoo / "elsewhere" / "zoo.csv")
+    assert zoo_file.specs == [str(zoo / "elsewhere" / "good0.txt"), "glove-6b-50d"]

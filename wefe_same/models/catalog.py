@@ -64,13 +64,23 @@ from wefe_same.models.readers import (
     open_vectors_file,
 )
 from wefe_same.models.sources import LazySource
-from wefe_same.models.specs import FORMATS, LoadOptions, default_name, guess_format, looks_like_path, split_name
+from wefe_same.models.specs import (
+    FORMATS,
+    HARD_DEBIAS,
+    RACE_DEBIAS,
+    RELIGION_DEBIAS,
+    LoadOptions,
+    default_name,
+    guess_format,
+    looks_like_path,
+    parse_spec,
+)
 from wefe_same.query.files import load_queries
 from wefe_same.versions import package_version
 
-DEBIAS_SUFFIX = "+hard-debias"
+DEBIAS_SUFFIX = HARD_DEBIAS
 #: Manzini et al. multiclass hard debiasing (models/debias/manzini.py): religion, race.
-RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = "+debias-religion", "+debias-race"
+RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = RELIGION_DEBIAS, RACE_DEBIAS
 #: A debiased variant per bias dimension (gender, religion, race), for the static models.
 DEBIAS_VARIANTS = (DEBIAS_SUFFIX, RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX)
 #: One line per variant suffix, for ``wefe-same models``.
@@ -84,10 +94,6 @@ VARIANT_DESCRIPTIONS = {
     "+ran-debias[neighbours=100,theta=0.05,weights=0.33/0.33/0.33,lr=0.01,epochs=300,vocab=N]":
         "gender repulsion-attraction-neutralization (Kumar et al. 2020; queries/debiasing.toml)",
 }
-#: ``SPEC+METHOD`` or ``SPEC+METHOD[key=value,...]`` for the methods of models/debias/methods.py.
-_METHOD_SPEC = re.compile(r"^(?P<base>.+?)(?P<suffix>" + "|".join(re.escape(k) for k in METHOD_VARIANTS)
-                          + r")(?:\[(?P<options>[^\[\]]*)\])?$")
-
 
 def package_dir(module: str) -> Path | None:
     """Where an installed package lives, found without importing it (None: not installed)."""
@@ -405,16 +411,17 @@ def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *
 
 
 def _resolve(spec: str, options: LoadOptions) -> ModelSource:
-    name, rest = split_name(spec)
-    method = _METHOD_SPEC.match(rest)
-    if method:
-        base = _resolve(method["base"], options)
-        label = method["suffix"] + (f"[{method['options']}]" if method["options"] else "")
-        return METHOD_VARIANTS[method["suffix"]](base, name or base.name + label, method["options"] or "")
-    for suffix, variant in VARIANTS.items():
-        if rest.endswith(suffix):
-            base = _resolve(rest[: -len(suffix)], options)
-            return variant(base, name or base.name + suffix)
+    parsed = parse_spec(spec)
+    if parsed.variants:
+        *_, last = parsed.variants
+        if last.suffix not in METHOD_VARIANTS and last.options is not None:
+            raise ModelError(f"model spec {spec!r}: {last.suffix} takes no options; drop the [{last.options}]")
+        base = _resolve(str(parsed.parent), options)
+        if last.suffix in METHOD_VARIANTS:
+            label = last.suffix + (f"[{last.options}]" if last.options else "")
+            return METHOD_VARIANTS[last.suffix](base, parsed.name or base.name + label, last.options or "")
+        return VARIANTS[last.suffix](base, parsed.name or base.name + last.suffix)
+    name, rest = parsed.name, parsed.base
     if rest in CATALOG:
         source = _catalog_source(rest, options)
         if name:

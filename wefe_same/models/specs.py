@@ -120,6 +120,114 @@ def default_name(location: str) -> str:
     return printable(strip_gz(Path(location.split(",")[0])).stem)
 
 
+# --------------------------------------------------------------------------- the grammar
+#: Variant suffixes, applied right to left: ``BASE+hard-debias``; each may carry options in
+#: brackets, ``+hsr-debias[alpha=30]`` (which options a method takes is its builder's affair:
+#: :mod:`wefe_same.models.catalog`, :mod:`wefe_same.models.debias.methods`).
+HARD_DEBIAS, RELIGION_DEBIAS, RACE_DEBIAS = "+hard-debias", "+debias-religion", "+debias-race"
+DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS = "+double-hard-debias", "+hsr-debias", "+ran-debias"
+VARIANT_SUFFIXES = (HARD_DEBIAS, RELIGION_DEBIAS, RACE_DEBIAS, DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS)
+_LAST_VARIANT = re.compile("(?P<suffix>" + "|".join(re.escape(s) for s in VARIANT_SUFFIXES)
+                           + r")(?:\[(?P<options>[^\[\]]*)\])?$")
+_UNCLOSED = re.compile("(?:" + "|".join(re.escape(s) for s in VARIANT_SUFFIXES) + r")\[[^\]]*$")
+_SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
+#: The only wildcards of a path; ``[`` and ``]`` are literal in paths.
+WILDCARDS = ("*", "?")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One ``+METHOD`` or ``+METHOD[options]`` of a spec; ``options`` None when no brackets."""
+
+    suffix: str
+    options: str | None = None
+
+    def __str__(self) -> str:
+        return self.suffix if self.options is None else f"{self.suffix}[{self.options}]"
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """A model spec string split by the one grammar every entry point uses::
+
+        spec    := [NAME "="] base variant*
+        variant := "+" METHOD ["[" KEY=VALUE,... "]"]      (METHOD: VARIANT_SUFFIXES)
+        base    := catalog name | SCHEME ":" LOCATION | path
+
+    Brackets are variant options and nothing else: a ``[`` in a path (``data/m[1].txt``)
+    is a literal character, never a glob class; ``*`` and ``?`` are the only wildcards
+    (:attr:`is_glob`), and a path that exists is taken as it is. The "=" of ``NAME=``
+    comes before any ":", path separator or "[" (``./a=b.txt`` is a file).
+    ``str(spec)`` gives back the text parsed.
+
+    >>> s = parse_spec("mine=glove-6b-50d+hsr-debias[alpha=30]+hard-debias")
+    >>> s.name, s.base, [str(v) for v in s.variants], s.parent.body
+    ('mine', 'glove-6b-50d', ['+hsr-debias[alpha=30]', '+hard-debias'], 'glove-6b-50d+hsr-debias[alpha=30]')
+    >>> parse_spec("glove:d/m[1].txt").location, parse_spec("hf:zoo/*").is_glob
+    ('d/m[1].txt', True)
+    """
+
+    name: str
+    base: str
+    variants: tuple[Variant, ...] = ()
+
+    @property
+    def body(self) -> str:
+        """The spec without its ``NAME=``: what decides which model it is."""
+        return self.base + "".join(map(str, self.variants))
+
+    def __str__(self) -> str:
+        return (f"{self.name}=" if self.name else "") + self.body
+
+    @property
+    def scheme(self) -> str:
+        """``hf``, ``glove``, … of ``SCHEME:LOCATION``; "" for a catalog name or a bare path."""
+        match = _SCHEME.match(self.base)
+        return match.group(0)[:-1] if match else ""
+
+    @property
+    def location(self) -> str:
+        """The base after ``SCHEME:`` (the whole base without a scheme)."""
+        return self.base[len(self.scheme) + 1:] if self.scheme else self.base
+
+    @property
+    def is_glob(self) -> bool:
+        """The base's location holds a wildcard (``*`` or ``?``)."""
+        return any(w in self.location for w in WILDCARDS)
+
+    @property
+    def parent(self) -> ModelSpec | None:
+        """The unnamed spec this variant is made from (its last variant dropped); None for a base."""
+        return ModelSpec("", self.base, self.variants[:-1]) if self.variants else None
+
+    def with_base(self, base: str, *, name: str | None = None) -> ModelSpec:
+        """The same variants on another base (a glob's match, a path made absolute)."""
+        return ModelSpec(self.name if name is None else name, base, self.variants)
+
+
+def parse_spec(spec: str) -> ModelSpec:
+    """``spec`` split by the grammar of :class:`ModelSpec`; a :class:`ModelError` naming it otherwise."""
+    if not isinstance(spec, str):
+        raise ModelError(f"a model spec must be a string, not {type(spec).__name__}")
+    name, rest = split_name(spec)
+    if not name and rest != spec:
+        raise ModelError(f"model spec {_shown(spec)}: the name before '=' is empty")
+    variants: list[Variant] = []
+    while match := _LAST_VARIANT.search(rest):
+        variants.insert(0, Variant(match["suffix"], match["options"]))
+        rest = rest[:match.start()]
+    if _UNCLOSED.search(rest):
+        raise ModelError(f"model spec {_shown(spec)}: the variant options after '[' need a closing ']'")
+    if not rest.strip():
+        raise ModelError(f"model spec {_shown(spec)}: no model before " + (
+            f"the variant {variants[0]}" if variants else "the end"))
+    return ModelSpec(name, rest, tuple(variants))
+
+
+def _shown(spec: str) -> str:
+    return repr(spec if len(spec) <= 80 else spec[:79] + "…")
+
+
 def split_name(spec: str) -> tuple[str, str]:
     """``NAME=SPEC`` → (NAME, SPEC), where the "=" comes before any ":", path separator or
     "[" (variant options such as ``+hsr-debias[alpha=10]``).

@@ -16,9 +16,13 @@ CSV plain decimals, empty cells missing) is **numeric**: it joins the run like a
 with, say, model size (ranks ascending: the smallest value is rank 1). Other metadata
 (family, training data) are recorded per model in the manifest (``metadata``).
 
-A spec whose path holds ``*``, ``?`` or ``[`` is a glob: ``hf:zoo/*`` is every match in
-sorted order, so a zoo always lists its models in the same order. Relative paths in a
-models file are relative to the file's folder.
+A spec whose path holds ``*`` or ``?`` is a glob: ``hf:zoo/*`` is every match in sorted
+order, so a zoo always lists its models in the same order. Brackets are never a glob:
+``[k=v,...]`` after a variant holds its options (``glove-6b-50d+hsr-debias[alpha=30]``), and a
+``[`` in a path is that character (:class:`~wefe_same.models.specs.ModelSpec`). Relative
+paths in a models file are relative to the file's folder, always (a file missing there is
+missing, not looked for in the working folder); catalog, ``gensim-data:`` and hub names
+are not paths.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ import csv
 import glob
 import io
 import math
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,12 +40,14 @@ from typing import Any
 import pandas as pd
 
 from wefe_same.errors import ModelError
-from wefe_same.models.specs import split_name
+from wefe_same.models.catalog import CATALOG
+from wefe_same.models.encoders import ENCODER_SCHEMES
+from wefe_same.models.specs import FORMATS, WILDCARDS, ModelSpec, parse_spec, split_name
 from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_regular_file
 
-_SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
-_GLOB = re.compile(r"[*?\[]")
 RESERVED = ("spec", "name")
+#: Schemes whose location is a local folder or a hub name (a hub name is never a path).
+_FOLDER_OR_NAME = tuple(ENCODER_SCHEMES)
 
 
 @dataclass
@@ -54,48 +59,85 @@ class Zoo:
     numeric: list[str] = field(default_factory=list)  # numeric columns, in file order
 
 
-def _parts(spec: str) -> tuple[str, str, str, str]:
-    """``NAME=SCHEME:PATH,options`` → (name, scheme with colon, path, ",options")."""
-    name, rest = split_name(spec)
-    match = _SCHEME.match(rest)
-    scheme = match.group(0) if match else ""
-    location = rest[len(scheme):]
-    path, comma, options = location.partition(",")
-    return name, scheme, path, comma + options
+def _beside(spec: ModelSpec, folder: Path) -> str:
+    """The base of ``spec`` with every relative path in it joined to ``folder``, whether or not
+    it exists there: a models file means the files beside it, never the working folder's.
+
+    Catalog names, ``gensim-data:`` names and hub names (``hf:org/name`` not beside the file)
+    are names, not paths, and stay as they are.
+    """
+
+    def join(path: str) -> str:
+        p = Path(path).expanduser()
+        return path if p.is_absolute() or not path else str(folder / p)
+
+    scheme, location = spec.scheme, spec.location
+    if not scheme:
+        return spec.base if spec.base in CATALOG else join(spec.base)
+    if scheme == "npy":
+        return "npy:" + ",".join(join(p) for p in location.split(","))
+    if scheme in FORMATS:
+        return f"{scheme}:{join(location)}"
+    if scheme in _FOLDER_OR_NAME:
+        path, comma, options = location.partition(",")
+        if path.startswith((".", "~", "/", "\\")) or spec.is_glob or (folder / path).exists():
+            return f"{scheme}:{join(path)}{comma}{options}"
+    return spec.base
 
 
 def expand_spec(spec: str, folder: Path | None = None) -> list[str]:
-    """A spec, its path made relative to ``folder`` when it is there, a glob expanded (sorted).
+    """A spec (its relative paths joined to ``folder``, a models file's), a glob expanded (sorted).
 
-    >>> expand_spec("glove-6b-50d")
-    ['glove-6b-50d']
+    Only ``*`` and ``?`` are wildcards, in the base's path; brackets are literal there
+    (``[`` is matched as itself) and a path that exists is taken as it is. The variants of
+    a glob apply to every match: ``hf:zoo/*+hard-debias``.
+
+    >>> expand_spec("glove-6b-50d+hsr-debias[alpha=30]")
+    ['glove-6b-50d+hsr-debias[alpha=30]']
     """
-    name, scheme, path, options = _parts(spec)
-    if not path:
-        return [spec]
-    base = Path(path).expanduser()
-    if folder is not None and not base.is_absolute() and (_GLOB.search(path) or (folder / base).exists()):
-        base = folder / base
-    if not _GLOB.search(path) or Path(path).exists():
-        return [f"{name + '=' if name else ''}{scheme}{base if base != Path(path) else path}{options}"]
-    if name:
-        raise ModelError(f"model spec {spec!r}: a glob names many models; drop the {name!r}= part")
-    matches = sorted(glob.glob(str(base)))
+    try:
+        return _expand(parse_spec(spec), spec, folder)
+    except OSError as err:  # a path the system refuses to look at (a name too long, a loop of links)
+        raise ModelError(f"model spec {spec[:80]!r}: {err.strerror or err}") from None
+
+
+def _expand(parsed: ModelSpec, spec: str, folder: Path | None) -> list[str]:
+    base = parsed.base if folder is None else _beside(parsed, folder)
+    moved = parsed.with_base(base)
+    if not moved.is_glob:
+        return [str(moved)]
+    path, comma, options = moved.location.partition(",")
+    if Path(path).exists():
+        return [str(moved)]
+    if parsed.name:
+        raise ModelError(f"model spec {spec!r}: a glob names many models; drop the {parsed.name!r}= part")
+    pattern = str(Path(path).expanduser()).replace("[", "[[]")
+    matches = sorted(glob.glob(pattern))
     if not matches:
-        raise ModelError(f"model spec {spec!r}: the glob {str(base)!r} matches nothing")
-    return [f"{scheme}{m}{options}" for m in matches]
+        raise ModelError(f"model spec {spec!r}: the glob {path!r} matches nothing")
+    scheme = moved.scheme + ":" if moved.scheme else ""
+    return [str(moved.with_base(f"{scheme}{m}{comma}{options}")) for m in matches]
+
+
+def _is_glob(item: object) -> bool:
+    if not isinstance(item, str) or not any(w in item for w in WILDCARDS):
+        return False
+    try:
+        return parse_spec(item).is_glob
+    except ModelError:  # a malformed spec: resolving it names the problem (or skips it)
+        return False
 
 
 def expand_globs(models: Sequence[Any] | Any) -> Any:
     """``models`` with every glob spec string expanded in place (sorted); other items as they are."""
-    if models is None or (isinstance(models, str) and not _GLOB.search(models)):
+    if models is None or (isinstance(models, str) and not _is_glob(models)):
         return models
     items = [models] if isinstance(models, str) else models
     if not isinstance(items, Sequence):
         return models
     out: list[Any] = []
     for item in items:
-        out.extend(expand_spec(item) if isinstance(item, str) and _GLOB.search(item) else [item])
+        out.extend(expand_spec(item) if _is_glob(item) else [item])
     return out
 
 

@@ -16,9 +16,10 @@ from wefe_same.models.base import ModelSource
 from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource
 from wefe_same.models.debias.ran import RANDebiasedSource
+from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
 from wefe_same.query.files import load_queries
 
-DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = "+double-hard-debias", "+hsr-debias", "+ran-debias"
+DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
 
 #: Each option: its type and the smallest value it takes.
 OPTIONS: dict[str, dict[str, tuple[type, float]]] = {
