@@ -3,12 +3,15 @@ overwriting a file without --force, never half-written."""
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 import pytest
 
 from wefe_same import export_vectors, load_model
 from wefe_same.cli import main
-from wefe_same.errors import ExportError
+from wefe_same.errors import ExportError, OutputError
 from wefe_same.models.debias import HardDebiasedSource
 
 SPEC = "glove-6b-50d+hard-debias"
@@ -94,3 +97,57 @@ def test_bad_words_files(tmp_path, content, message):
     with pytest.raises(ExportError, match=message):
         export_vectors("glove-6b-50d", words, tmp_path / "out.txt")
     assert not (tmp_path / "out.txt").exists()
+
+
+# ----------------------------------------------------------------------------- what stands at --out
+def _target(tmp_path, kind):
+    """A destination of ``kind`` and a function that says it is untouched."""
+    out = tmp_path / "out.txt"
+    mine = tmp_path / "mine.txt"
+    mine.write_text("my notes\n", encoding="utf-8")
+    if kind == "fifo":
+        os.mkfifo(out)
+        return out, lambda: stat.S_ISFIFO(os.lstat(out).st_mode)
+    if kind == "directory":
+        out.mkdir()
+        return out, lambda: out.is_dir() and not out.is_symlink() and list(out.iterdir()) == []
+    if kind == "dangling symlink":
+        out.symlink_to(tmp_path / "nowhere.txt")
+        return out, lambda: out.is_symlink() and not (tmp_path / "nowhere.txt").exists()
+    out.symlink_to(mine)  # a symlink to a file
+    return out, lambda: out.is_symlink() and mine.read_text(encoding="utf-8") == "my notes\n"
+
+
+@pytest.mark.parametrize("force", [False, True])
+@pytest.mark.parametrize("kind", ["fifo", "directory", "dangling symlink", "symlink to a file"])
+def test_export_refuses_anything_but_a_regular_file(tmp_path, capsys, kind, force):
+    words = tmp_path / "words.txt"
+    words.write_text("nurse\n", encoding="utf-8")
+    out, untouched = _target(tmp_path, kind)
+    before = sorted(p.name for p in tmp_path.iterdir())
+    code = main(["export", SPEC, "--words", str(words), "--out", str(out), *(["--force"] if force else [])])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+    expected = "a symbolic link" if "symlink" in kind else "a FIFO" if kind == "fifo" else "a directory"
+    assert err.startswith("wefe-same: ") and f"{out}: is {expected}" in err and "replaces nothing else" in err
+    assert untouched() and sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_export_onto_a_device_is_refused_and_the_device_stays(tmp_path, capsys, force):
+    words = tmp_path / "words.txt"
+    words.write_text("nurse\n", encoding="utf-8")
+    with pytest.raises(OutputError, match="/dev/null: is a character device"):
+        export_vectors(SPEC, words, "/dev/null", force=force)
+    assert main(["export", SPEC, "--words", str(words), "--out", "/dev/null", *(["--force"] if force else [])]) == 2
+    assert "is a character device" in capsys.readouterr().err
+    assert stat.S_ISCHR(os.lstat("/dev/null").st_mode)
+
+
+def test_force_replaces_a_regular_file_reached_by_a_plain_path(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("nurse\n", encoding="utf-8")
+    out = tmp_path / "v.txt"
+    out.write_text("old\n", encoding="utf-8")
+    assert export_vectors(SPEC, words, out, force=True) == (1, [])
+    assert out.read_text(encoding="utf-8").startswith("1 50\nnurse ") and not out.is_symlink()

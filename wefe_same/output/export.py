@@ -1,13 +1,15 @@
 """``wefe-same export``: the vectors of some words as a word2vec text file.
 
 The file is written beside its destination and renamed into place (never half-written);
-an existing file is replaced only with ``force`` (the tool cannot tell a file it wrote
-from one it did not, so it touches none without being told).
+an existing regular file is replaced only with ``force`` (the tool cannot tell a file it
+wrote from one it did not, so it touches none without being told); anything else at the
+destination (a symbolic link, a directory, a FIFO, a device) is refused, force or not.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -44,12 +46,40 @@ def check_words(words: Iterable[str], *, where: str) -> None:
         raise ExportError(f"{where}: the word {bad!r} is empty or holds a space, which word2vec text cannot store")
 
 
+#: Why a destination is refused, by what stands there (``force`` replaces a regular file only).
+NOT_A_FILE = ("{out}: is {kind}; export writes a regular file and replaces nothing else "
+              "(not even with --force / force=True); give another path")
+
+
+def _kind(mode: int) -> str | None:
+    """What stands at a path, in words; None for a regular file."""
+    for test, kind in ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISDIR, "a directory"),
+                       (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return None if stat.S_ISREG(mode) else "not a regular file"
+
+
 def check_destination(out: Path, *, force: bool) -> None:
-    """Refuse a destination that exists (unless ``force`` and it is a file) or whose folder is missing."""
-    if out.is_dir():
-        raise OutputError(f"{out}: is a directory; give a file name")
-    if out.exists() and not force:
-        raise OutputError(f"{out}: already exists; not overwritten (use --force / force=True to replace it)")
+    """The destination must be absent, or a regular file with ``force``, in an existing folder.
+
+    Whatever else stands there is refused with or without ``force``, never followed or
+    replaced: a symbolic link (also one that points nowhere, or to a file), a directory,
+    a FIFO, a device, a socket.
+    """
+    try:
+        mode = os.lstat(out).st_mode  # the link itself, not what it points to
+    except FileNotFoundError:
+        mode = None
+    except OSError as err:  # a name too long, a folder that cannot be searched
+        raise OutputError(f"{out}: cannot use this path: {err.strerror or err}") from None
+    if mode is not None:
+        kind = _kind(mode)
+        if kind is not None:
+            raise OutputError(NOT_A_FILE.format(out=out, kind=kind))
+        if not force:
+            raise OutputError(f"{out}: already exists; not overwritten (use --force / force=True to replace it)")
     if not out.parent.is_dir():
         raise OutputError(f"{out.parent}: no such folder")
 
@@ -73,6 +103,7 @@ def write_word2vec_text(out: Path, words: Iterable[str], vectors: Mapping[str, n
                 row = np.asarray(vectors[w], dtype=np.float32)
                 f.write(w + " " + " ".join(np.format_float_positional(x, unique=True, trim="-")
                                            if np.isfinite(x) else str(x) for x in row) + "\n")
+        check_destination(out, force=force)  # again: what stands there may have changed while writing
         os.replace(tmp, out)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
