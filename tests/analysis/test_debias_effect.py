@@ -33,9 +33,9 @@ def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
     effect = pd.read_csv(folder / "debias_effect.csv")
     aggregates = pd.read_csv(folder / "aggregates.csv", index_col=0)
     rankings = pd.read_csv(folder / "rankings.csv", index_col=0)
-    assert sorted(set(zip(effect["base"], effect["variant"]))) == [("toy", "toy+hard-debias[x=1]"),
-                                                                  ("toy", "toy+hsr-debias")]
-    assert len(effect) == 2 * len(METRICS)
+    # paired by what the model was made from: an unrelated array named like a variant is not paired
+    assert sorted(set(zip(effect["base"], effect["variant"]))) == [("toy", "toy+hsr-debias")]
+    assert len(effect) == len(METRICS)
     for row in effect.itertuples():
         before, after = aggregates.at[row.base, row.metric], aggregates.at[row.variant, row.metric]
         assert same(row.base_score, before) and same(row.debiased_score, after)
@@ -52,7 +52,7 @@ def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
         counts = effect[effect["variant"] == s.variant]["effect"].value_counts()
         assert (s.reduced, s.increased, s.undefined, s.metrics) == (
             counts.get("reduced", 0), counts.get("increased", 0), counts.get("undefined", 0), len(METRICS))
-    assert (effect["effect"] == "undefined").sum() == 2  # ECT
+    assert (effect["effect"] == "undefined").sum() == 1  # ECT
     assert (folder / "figures" / "debias_effect.png").is_file()
 
 
@@ -66,7 +66,8 @@ def test_paired_interval_is_the_difference_of_the_same_draws(tmp_path, toy_query
     aggregates = pd.DataFrame({"WEAT": [1.0, 0.25]}, index=["m", "m+ran-debias"])
     rankings = pd.DataFrame({"WEAT": pd.array([2, 1], dtype="Int64")}, index=aggregates.index)
     draws = np.random.default_rng(0).normal(size=(50, 1, 1)) + np.array([0.0, -0.75])[None, :, None]
-    effect, summary = debias_effect(aggregates, rankings, specs, draws=draws)
+    effect, summary = debias_effect(aggregates, rankings, specs, pairs=[("m", "m+ran-debias", "+ran-debias")],
+                                    draws=draws)
     assert effect.loc[0, "difference"] == -0.75
     assert effect.loc[0, ["diff_low", "diff_high"]].tolist() == pytest.approx([-0.75, -0.75])
     assert summary.loc[0, ["reduced", "reduced_interval"]].tolist() == [1, 1]
@@ -75,7 +76,7 @@ def test_paired_interval_is_the_difference_of_the_same_draws(tmp_path, toy_query
 def test_no_pair_no_table(tmp_path, toy_query):
     result = rank([random_source("a", 1), random_source("b", 2)], queries=[toy_query], metrics=["WEAT"])
     assert result.debias_effect is None and "debias_effect" not in result.extra
-    assert debias_pairs(["a+hard-debias", "b"]) == []
+    assert debias_pairs({"a+hard-debias": random_source("a+hard-debias", 1), "b": random_source("b", 2)}) == []
 
 
 def test_report_shows_the_effect_from_memory_and_from_the_folder(tmp_path, toy_query):
@@ -86,5 +87,50 @@ def test_report_shows_the_effect_from_memory_and_from_the_folder(tmp_path, toy_q
     rebuilt, _ = rebuild_report(folder)
     for page in (first, rebuilt.read_text(encoding="utf-8")):
         assert '<section id="debias">' in page
-        assert "toy+hsr-debias vs toy:" in page and "toy+hard-debias[x=1] vs toy:" in page
+        assert "toy+hsr-debias vs toy:" in page and "toy+hard-debias[x=1] vs toy:" not in page
 
+
+
+# ----------------------------------------------------------------------------- pairs by spec, never by name
+@pytest.mark.parametrize(("specs", "pairs"), [
+    ({"glove-6b-50d": "glove-6b-50d", "glove-6b-50d+hard-debias": "glove-6b-50d+hard-debias=word2vec-gnews-weat"},
+     []),  # a model named like a variant
+    ({"c": "c.txt", "c+hard-debias": "c+hard-debias.txt"}, []),  # two unrelated files
+    ({"c": "c.txt", "mine": "mine=c.txt+hard-debias"}, [("c", "mine", "+hard-debias")]),  # a renamed variant
+    ({"b": "b=glove:d/m[1].txt", "v": "glove:d/m[1].txt+hsr-debias[alpha=30]"},
+     [("b", "v", "+hsr-debias[alpha=30]")]),
+    ({"a": "a.txt", "a+hard-debias+hsr-debias": "a.txt+hard-debias+hsr-debias"}, []),  # its base is not in the run
+])
+def test_pairs_come_from_the_specs(specs, pairs):
+    assert debias_pairs(specs) == pairs
+
+
+def _glove(path, seed):
+    from conftest import write_glove
+
+    return write_glove(path, GENDER_WORDS, np.random.default_rng(seed).normal(size=(12, 5)))
+
+
+def test_unrelated_files_named_like_a_variant_are_not_paired_in_a_run(tmp_path, toy_query, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    _glove(tmp_path / "c.txt", 1)
+    _glove(tmp_path / "c+hard-debias.txt", 2)
+    result = rank(["c.txt", "c+hard-debias.txt"], queries=[toy_query], metrics=["WEAT"], permutations=0,
+                  cache=False)
+    assert list(result.rankings.index) == ["c", "c+hard-debias"] and result.debias_effect is None
+
+
+def test_ties_average_with_tied_models_and_a_debiased_variant(tmp_path, toy_query):
+    base = random_source("toy", seed=1)
+    twin = random_source("twin", seed=1)  # the same vectors: tied with the base under every metric
+    hsr = HSRDebiasedSource(base, definitional=["he", "she", "man", "woman"], alpha=1.0)
+    result = rank([base, twin, hsr], queries=[toy_query], metrics=["WEAT", "SAME"], permutations=0,
+                  ties="average", cache=False)
+    effect = result.debias_effect
+    assert list(effect["variant"].unique()) == ["toy+hsr-debias"]
+    for row in effect.itertuples():
+        assert result.rankings.at["toy", row.metric] == result.rankings.at["twin", row.metric]
+        assert row.base_rank == result.rankings.at["toy", row.metric] and row.base_rank % 1 == 0.5
+        assert row.rank_change == row.debiased_rank - row.base_rank
+    result.save(tmp_path / "out")
+    assert (tmp_path / "out" / "debias_effect.csv").is_file()

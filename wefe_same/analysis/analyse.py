@@ -99,8 +99,12 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> t
 
 def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
             *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
-            higher_is_better: Sequence[str] = ()) -> Analysis:
-    """Correlations between every ranking column, with the optional columns and intervals."""
+            higher_is_better: Sequence[str] = (), debias_pairs: Sequence[tuple[str, str, str]] = ()) -> Analysis:
+    """Correlations between every ranking column, with the optional columns and intervals.
+
+    ``debias_pairs``: (base, variant, method) by model name, from the models' specs
+    (:func:`~wefe_same.analysis.debias_effect.debias_pairs`).
+    """
     models = list(agg.aggregates.index)
     aggregates, rankings = agg.aggregates, agg.rankings
     fixed_values, fixed_ranks = [], []
@@ -134,7 +138,7 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out.robustness = robustness_table(agg.aggregates, halves)
-    effect = debias_effect(agg.aggregates, agg.rankings, plan.specs, draws=word_draws)
+    effect = debias_effect(agg.aggregates, agg.rankings, plan.specs, pairs=debias_pairs, draws=word_draws)
     if effect is not None:
         out.debias_effect, out.debias_summary = effect
     if len(plan.specs) > 1:

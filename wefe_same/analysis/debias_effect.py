@@ -1,8 +1,11 @@
 """Did debiasing work, and by which metric: each debiased variant in a run beside its base.
 
-A model named ``BASE+SUFFIX`` (or ``BASE+SUFFIX[options]``) with SUFFIX one of the
-debiasing variants of :mod:`wefe_same.models.catalog` is paired with the model named BASE
-when the run holds both (a variant renamed with ``NAME=`` is not recognised). For every
+A model whose spec is ``BASE+SUFFIX`` (or ``BASE+SUFFIX[options]``), SUFFIX one of the
+debiasing variants of :mod:`wefe_same.models.catalog`, is paired with the model of the run
+whose spec is BASE: pairs come from the specs the models were made from (the grammar of
+:func:`wefe_same.models.specs.parse_spec`), never from their names, so a variant renamed
+with ``NAME=`` is still paired and a model merely named like a variant
+(``glove-6b-50d+hard-debias=word2vec-gnews-weat``, a file ``c+hard-debias.txt``) is not. For every
 pair and fairness metric, :func:`debias_effect` reads the run's own overall aggregates
 (on the bias scale: mean |x| for |x|-ordered metrics, distance to the ideal value for MAC)
 and ranks, so its differences are those of ``aggregates.csv`` exactly. A metric says the
@@ -17,42 +20,82 @@ interval excludes 0.
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.intervals import _quiet_interval
+from wefe_same.errors import ModelError
 from wefe_same.metrics.registry import MetricSpec
-from wefe_same.models.catalog import VARIANTS
-from wefe_same.models.debias.methods import METHOD_VARIANTS
-
-#: Every variant suffix that debiases (``+hard-debias``, ``+debias-race``, ``+ran-debias``, …).
-DEBIAS_SUFFIXES = (*VARIANTS, *METHOD_VARIANTS)
-_VARIANT = re.compile(r"^(?P<base>.+?)(?P<method>(?:" + "|".join(re.escape(s) for s in DEBIAS_SUFFIXES)
-                      + r")(?:\[[^\[\]]*\])?)$")
+from wefe_same.models.base import ModelSource
+from wefe_same.models.debias import (
+    DoubleHardDebiasedSource,
+    HardDebiasedSource,
+    HSRDebiasedSource,
+    MulticlassHardDebiasedSource,
+    RANDebiasedSource,
+)
+from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS, ModelSpec, parse_spec
 
 EFFECT_COLUMNS = ["base", "variant", "method", "metric", "order", "base_score", "debiased_score", "difference",
                   "relative_change", "base_rank", "debiased_rank", "rank_change", "effect"]
 SUMMARY_COLUMNS = ["base", "variant", "method", "metrics", "reduced", "increased", "unchanged", "undefined"]
 
 
-def debias_pairs(models: Sequence[str]) -> list[tuple[str, str, str]]:
-    """(base, variant, method) for each model that is a debiased variant of another model of the run.
+#: The debiased sources a user builds as objects, and the variant suffix each stands for.
+_METHOD_OF = {HardDebiasedSource: HARD_DEBIAS, DoubleHardDebiasedSource: DOUBLE_HARD_DEBIAS,
+              HSRDebiasedSource: HSR_DEBIAS, RANDebiasedSource: RAN_DEBIAS}
 
-    >>> debias_pairs(["g", "g+hard-debias", "g+ran-debias[epochs=5]", "h+hsr-debias", "g+debias-race"])
-    [('g', 'g+hard-debias', '+hard-debias'), ('g', 'g+ran-debias[epochs=5]', '+ran-debias[epochs=5]'), \
-('g', 'g+debias-race', '+debias-race')]
+
+def debias_pairs(models: Mapping[str, str | ModelSource]) -> list[tuple[str, str, str]]:
+    """(base, variant, method) for each model of the run that is a debiased variant of another.
+
+    ``models`` maps each model's name to what it was made from: a spec string, paired by
+    the grammar (the variant's spec without its last ``+METHOD[…]`` is the base's spec,
+    whatever either is named), or a source object, paired when it is a debiased source
+    whose ``base`` is another of the run's objects. Names are never read.
+
+    >>> debias_pairs({"g": "g", "g+hard-debias": "g+hard-debias", "mine": "mine=g+ran-debias[epochs=5]",
+    ...               "h+hsr-debias": "h+hsr-debias", "w": "g+hard-debias=w"})
+    [('g', 'g+hard-debias', '+hard-debias'), ('g', 'mine', '+ran-debias[epochs=5]')]
     """
-    present = set(models)
+    parsed: dict[str, ModelSpec] = {}
+    for name, spec in models.items():
+        if isinstance(spec, str):
+            try:
+                parsed[name] = parse_spec(spec)
+            except ModelError:  # not a spec of the grammar (a run resolves every spec first)
+                pass
+    by_body = {p.body: name for name, p in parsed.items()}
+    by_object = {id(obj): name for name, obj in models.items() if not isinstance(obj, str)}
     out = []
-    for name in models:
-        match = _VARIANT.match(name)
-        # The remainder must be one suffix: "a+hard-debias+hsr-debias" pairs with "a+hard-debias".
-        if match and match["base"] in present:
-            out.append((match["base"], name, match["method"]))
+    for name, made_from in models.items():
+        if name in parsed:
+            p = parsed[name]
+            # The base is the spec without the last variant: "a+hard-debias+hsr-debias" pairs with "a+hard-debias".
+            if p.parent is not None and by_body.get(p.parent.body, name) != name:
+                last = p.variants[-1]
+                out.append((by_body[p.parent.body], name, last.suffix + (f"[{last.options}]" if last.options else "")))
+        elif (lineage := _made_from(made_from)) is not None and by_object.get(id(lineage[0]), name) != name:
+            out.append((by_object[id(lineage[0])], name, lineage[1]))
     return out
+
+
+def _made_from(source: str | ModelSource) -> tuple[ModelSource, str] | None:
+    """The base and the variant suffix of a debiased source object; None for any other source."""
+    if isinstance(source, MulticlassHardDebiasedSource):
+        return source.base, source.variant
+    if isinstance(source, (HardDebiasedSource, DoubleHardDebiasedSource, HSRDebiasedSource, RANDebiasedSource)):
+        return source.base, _METHOD_OF[type(source)]
+    return None
+
+
+def _ranks(values: pd.Series) -> pd.Series:
+    """Ranks as integers where they are whole (ties "min", "dense", …), else as floats (``ties="average"``)."""
+    numbers = pd.to_numeric(values, errors="coerce").astype("Float64")
+    whole = numbers.dropna()
+    return numbers.astype("Int64") if bool((whole == whole.round()).all()) else numbers
 
 
 def _effect(order: str, difference: float) -> str:
@@ -65,7 +108,8 @@ def _effect(order: str, difference: float) -> str:
 
 
 def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Sequence[MetricSpec], *,
-                  draws: np.ndarray | None = None, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+                  pairs: Sequence[tuple[str, str, str]] = (), draws: np.ndarray | None = None,
+                  level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The before/after table and its per-method summary; None when no base–variant pair is in the run.
 
     Parameters
@@ -73,6 +117,7 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
     aggregates, rankings : DataFrame, models × columns
         The run's overall aggregates (bias scale) and ranks (1 = least biased).
     specs : the fairness metrics, in the order of ``draws``' last axis
+    pairs : (base, variant, method) of :func:`debias_pairs`, the models' names
     draws : ndarray, shape (B, models, metrics), optional
         Word-bootstrap draws of the overall aggregates, models in ``aggregates.index`` order.
 
@@ -86,7 +131,7 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
         (and, with draws, how many intervals lie below or above 0 in the less-biased sense).
     """
     models = list(aggregates.index)
-    pairs = debias_pairs(models)
+    pairs = [p for p in pairs if p[0] in aggregates.index and p[1] in aggregates.index]
     if not pairs:
         return None
     row = {m: i for i, m in enumerate(models)}
@@ -108,9 +153,8 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
                 entry.update(diff_low=float(low), diff_high=float(high), level=level)
             rows.append(entry)
     effect = pd.DataFrame(rows)
-    effect["base_rank"] = effect["base_rank"].astype("Int64")
-    effect["debiased_rank"] = effect["debiased_rank"].astype("Int64")
-    effect["rank_change"] = effect["rank_change"].astype("Int64")
+    for column in ("base_rank", "debiased_rank", "rank_change"):
+        effect[column] = _ranks(effect[column])
     summary = []
     for (base, variant, method), group in effect.groupby(["base", "variant", "method"], sort=False):
         counts = group["effect"].value_counts()

@@ -28,6 +28,7 @@ from typing import Any
 import pandas as pd
 
 from wefe_same.analysis.analyse import analyse
+from wefe_same.analysis.debias_effect import debias_pairs
 from wefe_same.analysis.external import load_external
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
@@ -81,8 +82,9 @@ def _run(config: RankConfig, started: float) -> RankResult:
                         nan_policy=plan.nan_policy)
     quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
                             cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
+    pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
     analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
-                       higher_is_better=config.higher_is_better)
+                       higher_is_better=config.higher_is_better, debias_pairs=pairs)
     if prepared.variants:
         analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
                                                                    prepared.variants, ties=plan.ties)
