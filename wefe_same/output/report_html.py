@@ -40,6 +40,25 @@ MISSING_SHOWN = 200  # missing words listed per model
 NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
                "give a folder written by `wefe-same rank --out`")
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
+BAD_FIELD = "{path}: {field!r} is a JSON {got}, not {expected}; rerun `wefe-same rank`"
+
+#: The manifest fields the report reads, and the JSON shape each must have (a run writes them so).
+MANIFEST_SHAPES: dict[str, type] = {
+    "files": dict, "settings": dict, "versions": dict, "metrics": list, "models": list, "queries": list,
+    "warnings": list, "skipped_models": list, "wefe_same": str, "python": str, "created": str,
+}
+_JSON_NAMES: dict[type, str] = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number",
+               type(None): "null"}
+
+
+def check_manifest_shape(manifest: Mapping[str, Any], path: Path) -> None:
+    """An :class:`OutputError` naming the first field of ``manifest`` (read from ``path``)
+    whose JSON shape is not the one a run writes: a hand-edited ``"settings": []``."""
+    for field, kind in MANIFEST_SHAPES.items():
+        if field in manifest and not isinstance(manifest[field], kind):
+            got = _JSON_NAMES.get(type(manifest[field]), type(manifest[field]).__name__)
+            expected = {"object": "an object", "array": "an array", "string": "a string"}[_JSON_NAMES[kind]]
+            raise OutputError(BAD_FIELD.format(path=path, field=field, got=got, expected=expected))
 
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
             ("debias", "Debiasing effect"), ("measurement", "Measurement sensitivity"), ("scores", "Score heatmaps"),
@@ -501,9 +520,10 @@ def rebuild_report(path: str | os.PathLike[str]) -> tuple[Path, list[str]]:
     manifest = read_manifest(folder) if folder.is_dir() else None
     if manifest is None or manifest.get("kind", "results") != "results" or not isinstance(manifest.get("files"), dict):
         raise OutputError(NOT_RESULTS.format(path=folder))
+    check_manifest_shape(manifest, folder / MANIFEST)
     try:
         page = build_report(from_folder(folder, manifest))
-    except (OSError, ValueError, KeyError) as err:
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as err:  # a table or entry of another shape
         raise OutputError(UNREADABLE.format(path=folder, error=f"{type(err).__name__}: {err}")) from None
     kept = {k: v for k, v in manifest.items() if k not in ("files", "kind")}
     try:
