@@ -7,6 +7,7 @@ analyse, result.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -183,12 +184,14 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     from wefe_same.models.encoders.contexts import template_options
     from wefe_same.models.encoders.settings import check_device
     from wefe_same.models.specs import LoadOptions
+    from wefe_same.run.arguments import check_spec
     from wefe_same.run.choices import UNICODE_ERRORS
     from wefe_same.validation import check_bool, check_choice, check_int
 
     func = "load_model"
-    check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
-    check_int(seed, "seed", func, minimum=0)
+    spec = check_spec(spec, "spec", func)  # a Path as its string; 5 or b"…" a TypeError naming 'spec'
+    contexts_per_word = check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
+    seed = check_int(seed, "seed", func, minimum=0)
     checked_device = check_device(device, func)
     options = LoadOptions(
         trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
@@ -204,8 +207,9 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
                    force: bool = False, **load: Any) -> tuple[int, list[str]]:
     """Write the vectors of ``words`` (a list, or a file with one word a line) as word2vec text.
 
-    The file is written beside ``out`` and renamed into place; an existing ``out`` is
-    replaced only with ``force=True``. ``load`` takes :func:`load_model`'s options.
+    The file is written beside ``out`` and renamed into place; an existing regular file
+    ``out`` is replaced only with ``force=True``, and anything else there (a symbolic link,
+    a directory, a FIFO, a device) never. ``load`` takes :func:`load_model`'s options.
 
     Returns
     -------
@@ -213,8 +217,17 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
         How many words were written, and the words the model does not know (left out).
     """
     from wefe_same.output.export import check_destination, read_words, write_word2vec_text
+    from wefe_same.run.arguments import check_path, check_spec, check_words
+    from wefe_same.validation import check_bool
 
-    wanted = read_words(Path(words)) if isinstance(words, (str, Path)) else list(dict.fromkeys(words))
+    func = "export_vectors"
+    spec = check_spec(spec, "spec", func)
+    out = check_path(out, "out", func)
+    force = check_bool(force, "force", func)
+    if isinstance(words, (str, os.PathLike)):
+        wanted = read_words(check_path(words, "words", func))
+    else:
+        wanted = list(dict.fromkeys(check_words(words, "words", func)))
     check_destination(Path(out), force=force)  # before any model is read
     found = load_model(spec, **load).lookup(wanted)
     written = write_word2vec_text(Path(out), wanted, found, force=force)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +30,13 @@ class InvalidParameterError(WefeSameError, ValueError):
     """An argument of a public function has a value it cannot take."""
 
 
-def _fail(param: str, func: str, expected: str, got: object) -> InvalidParameterError:
-    return InvalidParameterError(bad_parameter(param, func, expected, got))
+class ParameterTypeError(InvalidParameterError, TypeError):
+    """An argument of a public function is of a type it cannot take (``rank(5)``): a
+    :class:`TypeError` naming the parameter, and an :class:`InvalidParameterError` as before."""
+
+
+def _fail(param: str, func: str, expected: str, got: object, *, wrong_type: bool = False) -> InvalidParameterError:
+    return (ParameterTypeError if wrong_type else InvalidParameterError)(bad_parameter(param, func, expected, got))
 
 
 def is_int(value: object) -> bool:
@@ -46,7 +51,7 @@ def check_int(value: object, param: str, func: str, *, minimum: int | None = Non
         f" <= {maximum}" if maximum is not None else "")
     if not is_int(value) or (minimum is not None and value < minimum) or (  # type: ignore[operator]
             maximum is not None and value > maximum):  # type: ignore[operator]
-        raise _fail(param, func, expected, value)
+        raise _fail(param, func, expected, value, wrong_type=not is_int(value))
     return int(value)  # type: ignore[call-overload]  # is_int checked it is an integral number
 
 
@@ -63,7 +68,8 @@ def check_number(value: object, param: str, func: str, *, low: float | None = No
         ok = (low is None or (v > low if low_open else v >= low)) and (
             high is None or (v < high if high_open else v <= high))
     if not ok:
-        raise _fail(param, func, describe_interval(low, high, low_open, high_open), value)
+        raise _fail(param, func, describe_interval(low, high, low_open, high_open), value,
+                    wrong_type=not isinstance(value, numbers.Real) or isinstance(value, bool))
     return float(value)  # type: ignore[arg-type]
 
 
@@ -91,14 +97,24 @@ def check_choice(value: object, param: str, func: str, choices: Collection[Any])
     wefe_same.validation.InvalidParameterError: The 'ties' parameter of rank must be one of 'min', 'average'. Got 'avg' instead.
     """
     if isinstance(value, (list, dict, set)) or value not in choices:
-        raise _fail(param, func, "one of " + ", ".join(repr(c) for c in choices), value)
+        types = {type(c) for c in choices}
+        raise _fail(param, func, "one of " + ", ".join(repr(c) for c in choices), value,
+                    wrong_type=not isinstance(value, tuple(types)))
     return value
 
 
 def check_bool(value: object, param: str, func: str) -> bool:
-    if not isinstance(value, bool):
-        raise _fail(param, func, "True or False", value)
-    return value
+    """``value`` as a bool: True, False or a NumPy bool (``np.True_``); 1 and "yes" are refused."""
+    if not (isinstance(value, bool) or _numpy_bool(value)):
+        raise _fail(param, func, "True or False", value, wrong_type=True)
+    return bool(value)
+
+
+def _numpy_bool(value: object) -> bool:
+    """``np.True_``/``np.False_``, recognised by type without importing NumPy (the CLI's
+    first imports stay light so that an early Ctrl-C is handled)."""
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
 
 
 def as_list(value: object, param: str, func: str, *, item: type | tuple[type, ...] = str) -> list[Any]:
@@ -108,13 +124,13 @@ def as_list(value: object, param: str, func: str, *, item: type | tuple[type, ..
     """
     if isinstance(value, item if isinstance(item, tuple) else (item,)):
         return [value]
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
-        raise _fail(param, func, "a name or a list of names", value)
-    items = list(value)
+    if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):
+        raise _fail(param, func, "a name or a list of names", value, wrong_type=True)
+    items = list(value)  # a list, a tuple, a generator, a NumPy array of names
     for v in items:
         if not isinstance(v, item):
-            raise _fail(param, func, "a name or a list of names", v)
-    return items
+            raise _fail(param, func, "a name or a list of names", v, wrong_type=True)
+    return [str(v) if isinstance(v, str) else v for v in items]  # np.str_ as str
 
 
 #: A plain decimal number as people write it in a table: ASCII digits, one optional sign,

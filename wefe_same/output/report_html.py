@@ -47,8 +47,8 @@ MANIFEST_SHAPES: dict[str, type] = {
     "files": dict, "settings": dict, "versions": dict, "metrics": list, "models": list, "queries": list,
     "warnings": list, "skipped_models": list, "wefe_same": str, "python": str, "created": str,
 }
-_JSON_NAMES: dict[type, str] = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number", float: "number",
-               type(None): "null"}
+_JSON_NAMES: dict[type, str] = {dict: "object", list: "array", str: "string", bool: "boolean", int: "number",
+                                float: "number", type(None): "null"}
 
 
 def check_manifest_shape(manifest: Mapping[str, Any], path: Path) -> None:

@@ -24,6 +24,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from wefe_same.errors import QueryError, bad_parameter, short_list
+from wefe_same.validation import ParameterTypeError
 
 
 @dataclass(frozen=True)
@@ -119,13 +120,15 @@ class WordSet:
             raise QueryError(bad_parameter("name", "WordSet", "a non-empty string", self.name))
         if isinstance(self.words, str):
             raise QueryError(f"set {self.name!r}: words must be a list of strings, not one string")
+        if isinstance(self.words, bytes) or not isinstance(self.words, Iterable):
+            raise ParameterTypeError(bad_parameter("words", "WordSet", "a list of strings", self.words))
         if isinstance(self.words, (AbstractSet, Mapping)):
             # A set or dict has no order a reader can rely on; aligned tuples need one.
             raise QueryError(f"set {self.name!r}: words must be an ordered list of strings, "
                              f"not a {type(self.words).__name__}")
         if not isinstance(self.aligned, bool):
             raise QueryError(bad_parameter("aligned", "WordSet", "True or False", self.aligned))
-        words = tuple(self.words)
+        words = tuple(str(w) if isinstance(w, str) else w for w in self.words)  # np.str_ as str
         if not words:
             raise QueryError(f"set {self.name!r} has no words")
         seen: set[str] = set()
@@ -172,7 +175,10 @@ class Query:
 
     def __post_init__(self) -> None:
         for role in ("targets", "attributes"):
-            sets = tuple(getattr(self, role))
+            given = getattr(self, role)
+            if isinstance(given, (str, bytes, WordSet, Mapping)) or not isinstance(given, Iterable):
+                raise ParameterTypeError(bad_parameter(role, "Query", "a sequence of WordSet", given))
+            sets = tuple(given)
             if not sets:
                 raise QueryError(f"query {self.label!r} has no {role[:-1]} sets")
             for s in sets:

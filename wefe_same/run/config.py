@@ -32,6 +32,7 @@ from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
+from wefe_same.run.arguments import check_models, check_queries
 from wefe_same.run.choices import (
     CORRELATIONS,
     DEFAULT_QUERIES,
@@ -107,15 +108,17 @@ class RankConfig:
         def put(name: str, value: Any) -> None:
             object.__setattr__(self, name, value)
 
-        check_int(self.seed, "seed", FUNC, minimum=0)
+        put("models", check_models(self.models, "models", FUNC))
+        put("queries", check_queries(self.queries, "queries", FUNC))
+        put("seed", check_int(self.seed, "seed", FUNC, minimum=0))
         put("missing_threshold", check_number(self.missing_threshold, "missing_threshold", FUNC, low=0, high=1))
         check_choice(self.ties, "ties", FUNC, TIES)
         check_choice(self.nan_policy, "nan_policy", FUNC, NAN_POLICIES)
         check_choice(self.correlation, "correlation", FUNC, CORRELATIONS)
         for name in ("permutations", "bootstrap", "bootstrap_words", "halves"):
-            check_int(getattr(self, name), name, FUNC, minimum=0)
-        check_bool(self.shared_words, "shared_words", FUNC)
-        check_int(self.max_subqueries, "max_subqueries", FUNC, minimum=1)
+            put(name, check_int(getattr(self, name), name, FUNC, minimum=0))  # np.int64 as int
+        put("shared_words", check_bool(self.shared_words, "shared_words", FUNC))
+        put("max_subqueries", check_int(self.max_subqueries, "max_subqueries", FUNC, minimum=1))
         if self.metrics is not None:
             put("metrics", tuple(as_list(self.metrics, "metrics", FUNC)))
         specs = resolve_metrics(self.metrics)  # an unknown name fails here, listing the valid ones
@@ -132,7 +135,7 @@ class RankConfig:
                     raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
                                                 f"{{word}} slot, or be one of {', '.join(TEMPLATE_SETS)} or a "
                                                 f"file. Got {t!r} instead.")
-        check_int(self.contexts_per_word, "contexts_per_word", FUNC, minimum=1)
+        put("contexts_per_word", check_int(self.contexts_per_word, "contexts_per_word", FUNC, minimum=1))
         if self.vary is not None:
             put("vary", parse_vary(self.vary))
         if self.contexts is not None:
@@ -146,15 +149,16 @@ class RankConfig:
             load_contexts(str(self.contexts))  # a missing or unreadable file fails now, naming itself
         check_choice(self.unicode_errors, "unicode_errors", FUNC, UNICODE_ERRORS)
         for name in ("subwords", "trust_pickle", "allow_download", "skip_unloadable"):
-            check_bool(getattr(self, name), name, FUNC)
-        check_int(self.analogy_vocab, "analogy_vocab", FUNC, minimum=1)
-        check_int(self.workers, "workers", FUNC, minimum=1)
+            put(name, check_bool(getattr(self, name), name, FUNC))
+        put("analogy_vocab", check_int(self.analogy_vocab, "analogy_vocab", FUNC, minimum=1))
+        put("workers", check_int(self.workers, "workers", FUNC, minimum=1))
         if self.scheduler is not None and not isinstance(self.scheduler, str):
             raise InvalidParameterError(f"The 'scheduler' parameter of {FUNC} must be an address string. "
                                         f"Got {self.scheduler!r} instead.")
         if self.scheduler is not None:  # an address that does not parse fails here, before any work
             check_scheduler_address(self.scheduler, FUNC)
-        put("quality", () if self.quality is None else tuple(as_list(self.quality, "quality", FUNC)))
+        put("quality", () if self.quality is None else tuple(
+            os.fspath(q) for q in as_list(self.quality, "quality", FUNC, item=(str, os.PathLike))))
         put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))
             if self.higher_is_better else ())
         if self.models_file is not None and not isinstance(self.models_file, (str, os.PathLike)):
@@ -167,7 +171,7 @@ class RankConfig:
             raise InvalidParameterError(f"The 'cache' parameter of {FUNC} must be True, False, None or a folder. "
                                         f"Got {self.cache!r} instead.")
         if self.progress is not None:
-            check_bool(self.progress, "progress", FUNC)
+            put("progress", check_bool(self.progress, "progress", FUNC))
         check_device(self.device, FUNC)  # 'cuda' without a CUDA device fails here, before any work
 
     @classmethod

@@ -116,8 +116,7 @@ def prepare(config: RankConfig) -> Run:
     zoo = None
     if config.models_file is not None:
         zoo = load_models_file(config.models_file)
-        given = [] if models is None else [models] if isinstance(models, str) or not isinstance(models, list) \
-            else models
+        given = [] if models is None else [models] if isinstance(models, (str, ModelSource)) else list(models)
         models = [*given, *zoo.specs]
     variants: list[Variant] = []
     if config.vary is not None:
