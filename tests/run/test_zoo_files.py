@@ -156,3 +156,11 @@ def test_paths_of_a_models_file_are_read_beside_it_and_names_stay_names(zoo):
     (zoo / "elsewhere" / "zoo.csv").write_text("spec\ngood0.txt\nglove-6b-50d\n")
     zoo_file = load_models_file(zoo / "elsewhere" / "zoo.csv")
     assert zoo_file.specs == [str(zoo / "elsewhere" / "good0.txt"), "glove-6b-50d"]
+
+
+def test_an_encoder_folder_in_the_working_folder_is_not_read_for_a_models_file_elsewhere(zoo):
+    (zoo / "org" / "enc").mkdir(parents=True)  # a folder of the working folder, not beside the file
+    (zoo / "elsewhere").mkdir()
+    (zoo / "elsewhere" / "zoo.csv").write_text("spec\nhf:org/enc\nhf:org/name-on-the-hub\n")
+    specs = load_models_file(zoo / "elsewhere" / "zoo.csv").specs
+    assert specs == [f"hf:{zoo / 'elsewhere' / 'org' / 'enc'}", "hf:org/name-on-the-hub"]

@@ -63,8 +63,8 @@ def _beside(spec: ModelSpec, folder: Path) -> str:
     """The base of ``spec`` with every relative path in it joined to ``folder``, whether or not
     it exists there: a models file means the files beside it, never the working folder's.
 
-    Catalog names, ``gensim-data:`` names and hub names (``hf:org/name`` not beside the file)
-    are names, not paths, and stay as they are.
+    Catalog names, ``gensim-data:`` names and hub names (``hf:org/name`` that is no folder
+    beside the file nor in the working folder) are names, not paths, and stay as they are.
     """
 
     def join(path: str) -> str:
@@ -80,7 +80,9 @@ def _beside(spec: ModelSpec, folder: Path) -> str:
         return f"{scheme}:{join(location)}"
     if scheme in _FOLDER_OR_NAME:
         path, comma, options = location.partition(",")
-        if path.startswith((".", "~", "/", "\\")) or spec.is_glob or (folder / path).exists():
+        # A path by its shape, beside the file, or one that the working folder holds (which
+        # would be read from there): a path, so the file's folder decides.
+        if path.startswith((".", "~", "/", "\\")) or spec.is_glob or (folder / path).exists() or Path(path).exists():
             return f"{scheme}:{join(path)}{comma}{options}"
     return spec.base
 
