@@ -427,10 +427,10 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
         if name:
             source.name = name
         return source
-    scheme, sep, location = rest.partition(":")
-    if sep and scheme in SCHEMES:
+    scheme, location = parsed.scheme, parsed.location
+    if scheme in SCHEMES:
         return SCHEMES[scheme](name or None, location, options)
-    if sep and scheme in FORMATS:
+    if scheme in FORMATS:
         return _file_source(name or default_name(location), scheme, location, options)
     path = Path(rest)
     if path.exists() or looks_like_path(rest):
