@@ -26,6 +26,26 @@ from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
 from wefe_same.models.debias.linalg import _lists_sha256
 
+#: The least share of its length that some direction must keep through I − P: below it,
+#: every vector comes out as rounding noise (alpha far below the definition vectors' scale).
+MIN_KEPT = 1e-3
+DEGENERATE = ("{name}: alpha={alpha:g} keeps at most {kept:.1e} of any vector's length (the regression on {m} "
+              "definition words in {d} dimensions fits every vector, leaving rounding noise); give alpha >= {low:.3g}")
+
+
+def kept_share(definitional: np.ndarray, alpha: float) -> float:
+    """The largest factor by which I − P scales a vector: α / (λ_min + α), λ_min the smallest
+    eigenvalue of V_d V_dᵀ (0 when the m definition vectors span fewer than d dimensions).
+
+    >>> kept_share(np.array([[1.0, 0.0]]), alpha=1.0)    # y is not explained: kept whole
+    1.0
+    >>> kept_share(np.array([[2.0, 0.0], [0.0, 2.0]]), alpha=1e-12) < 1e-3
+    True
+    """
+    D = np.asarray(definitional, dtype=np.float64)
+    smallest = 0.0 if len(D) < D.shape[1] else max(0.0, float(np.linalg.eigvalsh(D.T @ D)[0]))
+    return alpha / (smallest + alpha)
+
 
 def hsr_operator(definitional: np.ndarray, alpha: float) -> np.ndarray:
     """P = V_d (V_dᵀ V_d + α I)⁻¹ V_dᵀ for the definition vectors as rows of ``definitional`` (m, d).
@@ -72,7 +92,13 @@ class HSRDebiasedSource(ModelSource):
         if not rows:
             raise ModelError(f"model {self.base.name!r} knows none of the {len(self.definitional)} "
                              f"gender-definition words; cannot make {self.name!r}")
-        return hsr_operator(np.array(rows), self.alpha)
+        rows = np.array(rows)
+        kept = kept_share(rows, self.alpha)
+        if kept < MIN_KEPT:
+            smallest = self.alpha / kept - self.alpha
+            raise ModelError(DEGENERATE.format(name=self.name, alpha=self.alpha, kept=kept, m=len(rows),
+                                               d=rows.shape[1], low=smallest * MIN_KEPT / (1 - MIN_KEPT)))
+        return hsr_operator(rows, self.alpha)
 
     def _debias(self, words: list[str], rows: np.ndarray) -> np.ndarray:
         rows = np.array(rows, dtype=np.float64)  # a copy: the base's own matrix is changed in place below

@@ -17,15 +17,41 @@ from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource
 from wefe_same.models.debias.ran import RANDebiasedSource
 from wefe_same.query.files import load_queries
+from wefe_same.validation import OptionSpec, check_declared
 
 DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = "+double-hard-debias", "+hsr-debias", "+ran-debias"
 
-#: Each option: its type and the smallest value it takes.
-OPTIONS: dict[str, dict[str, tuple[type, float]]] = {
-    DOUBLE_HARD_SUFFIX: {"words": (int, 1), "components": (int, 1), "vocab": (int, 2), "seed": (int, 0)},
-    HSR_SUFFIX: {"alpha": (float, 0.0)},
-    RAN_SUFFIX: {"neighbours": (int, 1), "theta": (float, -1e9), "weights": (tuple, 0.0), "lr": (float, 1e-12),
-                 "epochs": (int, 1), "vocab": (int, 2)},
+
+def _all_zero(weights: tuple[float, ...]) -> str | None:
+    return "all three weights are 0: no word would move, the variant would be its base" if not any(weights) else None
+
+
+#: Each option's declared spec (:class:`~wefe_same.validation.OptionSpec`): its type, its
+#: range, and the upper bounds that keep one variant within minutes on a 400k-word model.
+OPTIONS: dict[str, dict[str, OptionSpec]] = {
+    DOUBLE_HARD_SUFFIX: {
+        "words": OptionSpec("int", low=1, high=50_000,
+                            why="the 2 x words test words are clustered by k-means once per component"),
+        "components": OptionSpec("int", low=1, high=100, why="each candidate component is one k-means run"),
+        "vocab": OptionSpec("int", low=2, high=10**9),
+        "seed": OptionSpec("int", low=0, high=2**32 - 1, why="k-means takes seeds below 2**32"),
+    },
+    HSR_SUFFIX: {
+        "alpha": OptionSpec("number", low=0, low_open=True,
+                            why="the ridge constant of Yang & Feng 2020; at 0 the regression fits every vector "
+                                "and leaves rounding noise"),
+    },
+    RAN_SUFFIX: {
+        "neighbours": OptionSpec("int", low=1, high=500,
+                                 why="each batch of 256 words holds its neighbours' vectors in float64"),
+        "theta": OptionSpec("number", low=-1e6, high=1e6),
+        "weights": OptionSpec("numbers", count=3, low=0, high=1000, degenerate=_all_zero),
+        "lr": OptionSpec("number", low=0, high=1, low_open=True,
+                         why="Adam moves each coordinate of a unit vector by up to lr a step"),
+        "epochs": OptionSpec("int", low=1, high=10_000, why="every word takes one Adam step per epoch; "
+                                                            "10000 keeps a run within minutes"),
+        "vocab": OptionSpec("int", low=2, high=10**9),
+    },
 }
 
 
@@ -40,27 +66,6 @@ def parse_options(text: str) -> dict[str, str]:
     return out
 
 
-def _convert(suffix: str, key: str, value: str) -> Any:
-    allowed = OPTIONS[suffix]
-    if key not in allowed:
-        raise ModelError(f"{suffix} has no option {key!r}; its options: {', '.join(allowed)}")
-    kind, minimum = allowed[key]
-    try:
-        if kind is tuple:
-            parts = tuple(float(x) for x in value.split("/"))
-            if len(parts) != 3 or min(parts) < minimum:
-                raise ValueError
-            return parts
-        number = kind(value)
-    except ValueError:
-        number = None
-    if number is None or number < minimum:
-        expected = {int: "an integer", float: "a number", tuple: "three numbers >= 0 as A/B/C"}[kind]
-        bound = "" if kind is tuple or minimum < -1e8 else f" >= {minimum:g}"
-        raise ModelError(f"{suffix} option {key}={value!r} must be {expected}{bound}")
-    return number
-
-
 def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
     """The defaults of ``queries/debiasing.toml`` updated by the spec's ``options``.
 
@@ -70,7 +75,7 @@ def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
     (lists,) = load_queries("debiasing")
     stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
     defaults = dict(w.split("=", 1) for w in lists.word_set(f"{stem}_parameters").words)
-    return {k: _convert(suffix, k, v) for k, v in {**defaults, **parse_options(options)}.items()}
+    return check_declared(suffix, {**defaults, **parse_options(options)}, OPTIONS[suffix], ModelError)
 
 
 def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[str, ...]]:

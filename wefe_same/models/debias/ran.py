@@ -34,6 +34,8 @@ from wefe_same.models.debias.linalg import _lists_sha256, gender_direction
 from wefe_same.models.debias.vocab import blocks, nearest, read_vocabulary, unit_rows
 
 Pair = tuple[str, str]
+DIVERGED = ("{name}: Adam diverged (non-finite vectors) with lr={lr:g} and weights={weights}; "
+            "give a smaller lr or smaller weights")
 #: Words optimised together: 256 × 100 neighbours × 300 d float64 is 61 MB.
 BATCH = 256
 
@@ -166,8 +168,11 @@ class RANDebiasedSource(ModelSource):
                 near = nearest(unit, w, self.neighbours, skip)
                 rep = unit[near].astype(np.float64)
                 mask = np.array([indirect_bias(rep[i], w[i], g) > self.theta for i in range(len(batch))])
-                moved = ran_optimize(w, rep, mask, g, weights=self.weights, lr=self.lr, epochs=self.epochs,
-                                     neutralization=self.neutralization)
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # said below, by option
+                    moved = ran_optimize(w, rep, mask, g, weights=self.weights, lr=self.lr, epochs=self.epochs,
+                                         neutralization=self.neutralization)
+                if not np.isfinite(moved).all():
+                    raise ModelError(DIVERGED.format(name=self.name, lr=self.lr, weights=self.weights))
                 out.update(zip(batch, moved))
                 bar.update(len(batch))
         return out

@@ -1,0 +1,139 @@
+"""Every option of every debias variant is checked by its declared spec
+(:class:`wefe_same.validation.OptionSpec`): type, finite, range, upper bounds and
+degenerate values, refused in one line naming the option, the value and the range, with
+exit code 2 and before any work (issue 27)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wefe_same.cli import main
+from wefe_same.errors import ModelError
+from wefe_same.models import ArraySource, resolve_model
+from wefe_same.models.debias.hsr import HSRDebiasedSource, kept_share
+from wefe_same.models.debias.methods import OPTIONS, method_parameters
+from wefe_same.validation import InvalidParameterError, OptionSpec, check_declared
+
+REFUSED = [
+    # (variant, options, what the message must say)
+    ("+hsr-debias", "alpha=0", "option alpha='0' must be a number > 0 (the ridge constant of Yang & Feng 2020"),
+    ("+hsr-debias", "alpha=nan", "option alpha='nan' must be a number > 0"),
+    ("+hsr-debias", "alpha=-inf", "option alpha='-inf' must be a number > 0"),
+    ("+ran-debias", "lr=inf", "option lr='inf' must be a number in (0, 1]"),
+    ("+ran-debias", "lr=0", "option lr='0' must be a number in (0, 1]"),
+    ("+ran-debias", "weights=nan/0/0", "option weights='nan/0/0' must be 3 numbers A/B/C, each in [0, 1000]"),
+    ("+ran-debias", "weights=0/0/0", "option weights='0/0/0' cannot be used: all three weights are 0"),
+    ("+ran-debias", "weights=1/1", "option weights='1/1' must be 3 numbers"),
+    ("+ran-debias", "epochs=100000000", "option epochs='100000000' must be an integer in [1, 10000]"),
+    ("+ran-debias", "epochs=2.5", "option epochs='2.5' must be an integer"),
+    ("+ran-debias", "neighbours=1_000", "option neighbours='1_000' must be an integer in [1, 500]"),
+    ("+ran-debias", "theta=1e999", "option theta='1e999' must be a number in [-1e+06, 1e+06]"),
+    ("+double-hard-debias", "words=0", "option words='0' must be an integer in [1, 50000]"),
+    ("+double-hard-debias", "components=101", "option components='101' must be an integer in [1, 100]"),
+    ("+double-hard-debias", "seed=4294967296", "option seed='4294967296' must be an integer in [0, 4.29497e+09]"),
+    ("+double-hard-debias", "vocab=١٢", "option vocab='١٢' must be an integer"),
+    ("+hsr-debias", "beta=1", "+hsr-debias has no option 'beta'; its options: alpha"),
+]
+
+
+@pytest.mark.parametrize(("variant", "options", "message"), REFUSED)
+def test_a_bad_option_value_is_refused_naming_the_option_value_and_range(variant, options, message):
+    with pytest.raises(ModelError) as info:
+        method_parameters(variant, options)
+    assert message in str(info.value) and str(info.value).startswith(variant)
+    assert "\n" not in str(info.value)
+
+
+def test_the_bounds_themselves_are_taken():
+    p = method_parameters("+ran-debias", "lr=1,epochs=10000,neighbours=500,weights=0/0/1000,theta=-1e6")
+    assert (p["lr"], p["epochs"], p["neighbours"], p["weights"], p["theta"]) == (1.0, 10000, 500, (0.0, 0.0, 1000.0),
+                                                                                -1e6)
+    assert method_parameters("+hsr-debias", "alpha=1e-300")["alpha"] == 1e-300  # > 0: checked against the model
+    assert method_parameters("+double-hard-debias", "words=50000,components=100,seed=0")["words"] == 50000
+
+
+@pytest.mark.parametrize("spec", ["glove-6b-50d+hsr-debias[alpha=0]", "glove-6b-50d+ran-debias[epochs=100000000]",
+                                  "glove-6b-50d+ran-debias[weights=nan/0/0]", "glove-6b-50d+ran-debias[lr=inf]"])
+def test_export_refuses_a_bad_option_with_exit_2_and_writes_nothing(tmp_path, capsys, spec):
+    words = tmp_path / "words.txt"
+    words.write_text("he\nshe\nnurse\n")
+    out = tmp_path / "vectors.txt"
+    assert main(["export", spec, "--words", str(words), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("wefe-same: error: +") and "option" in err and "\n" not in err
+    assert "Traceback" not in err and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["words.txt"]
+
+
+def test_hsr_refuses_an_alpha_that_leaves_only_noise():
+    """alpha > 0 passes the spec; one so small that the regression fits every vector is refused
+    when the model is known (alpha = 1e-12 left GloVe's vectors at 1e-12 of their length)."""
+    rng = np.random.default_rng(0)
+    words = [f"g{i}" for i in range(8)] + ["nurse"]
+    base = ArraySource("toy", words, rng.normal(size=(9, 4)))
+    definition = base.lookup(words[:8])
+    assert kept_share(np.array([definition[w] for w in words[:8]]), 1e-12) < 1e-9
+    with pytest.raises(ModelError, match=r"toy\+hsr-debias: alpha=1e-12 keeps at most .* give alpha >= "):
+        HSRDebiasedSource(base, definitional=words[:8], alpha=1e-12).lookup(["nurse"])
+    kept = HSRDebiasedSource(base, definitional=words[:8], alpha=60.0).lookup(["nurse"])["nurse"]
+    assert np.linalg.norm(kept) > 0.1 * np.linalg.norm(base.lookup(["nurse"])["nurse"])
+
+
+def test_hsr_with_fewer_definition_words_than_dimensions_is_never_degenerate():
+    # Two definition words in 4 dimensions: the other two directions are kept whole.
+    assert kept_share(np.eye(4)[:2] * 3, 1e-12) == 1.0
+
+
+def test_ran_that_diverges_is_an_error_naming_lr_not_a_numpy_warning(monkeypatch):
+    import wefe_same.models.debias.ran as ran
+
+    monkeypatch.setattr(ran, "ran_optimize", lambda w, *a, **k: np.full_like(w, np.inf))
+    source = resolve_model("glove-6b-50d+ran-debias[epochs=1,vocab=500]")
+    with pytest.raises(ModelError, match=r"Adam diverged \(non-finite vectors\) with lr=0.01 .* give a smaller lr"):
+        source.lookup(["nurse"])
+
+
+# -- the mechanism, for every declared option ------------------------------------------------------
+
+DECLARED = [(variant, key, spec) for variant, options in OPTIONS.items() for key, spec in options.items()]
+
+
+@settings(max_examples=300, deadline=None)
+@given(which=st.sampled_from(DECLARED), value=st.text(max_size=30))
+def test_any_string_for_any_option_gives_a_value_or_a_line_naming_it(which, value):
+    variant, key, spec = which
+    try:
+        parsed = spec.check(variant, key, value, ModelError)
+    except ModelError as err:
+        text = str(err)
+        assert text.startswith(f"{variant} option {key}=") and "\n" not in text
+        return
+    if spec.kind in ("int", "number"):
+        assert np.isfinite(parsed) and spec.parse(str(parsed)) == parsed
+        assert (spec.low is None or parsed >= spec.low) and (spec.high is None or parsed <= spec.high)
+    if spec.kind == "int":
+        assert isinstance(parsed, int)
+
+
+@settings(max_examples=200, deadline=None)
+@given(which=st.sampled_from(DECLARED),
+       value=st.one_of(st.integers(), st.floats(), st.booleans(), st.none(), st.lists(st.floats(), max_size=4)))
+def test_any_python_value_for_any_option_gives_a_value_or_a_typed_error(which, value):
+    variant, key, spec = which
+    try:
+        parsed = check_declared(variant, {key: value}, {key: spec})[key]
+    except InvalidParameterError as err:
+        assert f"option {key}=" in str(err) and "\n" not in str(err)
+        return
+    assert not isinstance(value, bool) and value is not None
+    if spec.kind == "numbers":
+        assert len(parsed) == spec.count and all(np.isfinite(parsed))
+
+
+def test_a_long_value_is_cut_in_the_message():
+    with pytest.raises(InvalidParameterError) as info:
+        OptionSpec("int", low=1).check("+x", "n", "9" * 100_000)
+    assert len(str(info.value)) < 200 and "(100000 characters)" in str(info.value)
