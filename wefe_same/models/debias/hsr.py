@@ -92,13 +92,13 @@ class HSRDebiasedSource(ModelSource):
         if not rows:
             raise ModelError(f"model {self.base.name!r} knows none of the {len(self.definitional)} "
                              f"gender-definition words; cannot make {self.name!r}")
-        rows = np.array(rows)
-        kept = kept_share(rows, self.alpha)
+        vectors = np.array(rows)
+        kept = kept_share(vectors, self.alpha)
         if kept < MIN_KEPT:
             smallest = self.alpha / kept - self.alpha
-            raise ModelError(DEGENERATE.format(name=self.name, alpha=self.alpha, kept=kept, m=len(rows),
-                                               d=rows.shape[1], low=smallest * MIN_KEPT / (1 - MIN_KEPT)))
-        return hsr_operator(rows, self.alpha)
+            raise ModelError(DEGENERATE.format(name=self.name, alpha=self.alpha, kept=kept, m=len(vectors),
+                                               d=vectors.shape[1], low=smallest * MIN_KEPT / (1 - MIN_KEPT)))
+        return hsr_operator(vectors, self.alpha)
 
     def _debias(self, words: list[str], rows: np.ndarray) -> np.ndarray:
         rows = np.array(rows, dtype=np.float64)  # a copy: the base's own matrix is changed in place below
