@@ -181,13 +181,13 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     """
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders.contexts import template_options
-    from wefe_same.models.encoders.settings import check_device
+    from wefe_same.models.encoders.settings import ENCODER_OPTIONS, check_device
     from wefe_same.models.specs import LoadOptions
     from wefe_same.run.choices import UNICODE_ERRORS
     from wefe_same.validation import check_bool, check_choice, check_int
 
     func = "load_model"
-    check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
+    ENCODER_OPTIONS["contexts_per_word"].check_parameter(contexts_per_word, "contexts_per_word", func)  # as rank()
     check_int(seed, "seed", func, minimum=0)
     checked_device = check_device(device, func)
     options = LoadOptions(

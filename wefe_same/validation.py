@@ -253,6 +253,17 @@ class OptionSpec:
         return parsed
 
 
+    def check_parameter(self, value: object, param: str, func: str) -> Any:
+        """As :meth:`check`, for a parameter of a public function: the message has the shape of
+        every other parameter's ("The 'contexts_per_word' parameter of rank must be …")."""
+        parsed = self.parse(value)
+        reason = None if parsed is None or self.degenerate is None else self.degenerate(parsed)
+        if parsed is None or reason:
+            why = reason or self.why
+            raise _fail(param, func, self.expected() + (f" ({why})" if why else ""), value)
+        return parsed
+
+
 def shown_value(value: object) -> str:
     """``repr(value)``, cut to :data:`SHOWN_VALUE_CHARS` characters with its length said.
 

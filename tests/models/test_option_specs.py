@@ -15,6 +15,9 @@ from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
 from wefe_same.models.debias.hsr import HSRDebiasedSource, kept_share
 from wefe_same.models.debias.methods import OPTIONS, method_parameters
+from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATE_CHARS, check_templates, parse_options
+from wefe_same.models.specs import LoadOptions
+from wefe_same.run.config import RankConfig
 from wefe_same.validation import InvalidParameterError, OptionSpec, check_declared
 
 REFUSED = [
@@ -98,7 +101,8 @@ def test_ran_that_diverges_is_an_error_naming_lr_not_a_numpy_warning(monkeypatch
 
 # -- the mechanism, for every declared option ------------------------------------------------------
 
-DECLARED = [(variant, key, spec) for variant, options in OPTIONS.items() for key, spec in options.items()]
+DECLARED = [(variant, key, spec) for variant, options in OPTIONS.items() for key, spec in options.items()] + [
+    ("encoder", key, spec) for key, spec in ENCODER_OPTIONS.items()]
 
 
 @settings(max_examples=300, deadline=None)
@@ -137,3 +141,43 @@ def test_a_long_value_is_cut_in_the_message():
     with pytest.raises(InvalidParameterError) as info:
         OptionSpec("int", low=1).check("+x", "n", "9" * 100_000)
     assert len(str(info.value)) < 200 and "(100000 characters)" in str(info.value)
+
+
+# -- encoder settings ------------------------------------------------------------------------------
+
+LONG = "x" * 1_000_000 + " {word}."
+
+
+def test_a_one_megabyte_template_is_refused_before_any_work(tmp_path, capsys):
+    """It took 69 s to tokenize, then was cut to the model's positions anyway."""
+    with pytest.raises(InvalidParameterError, match=r"The 'templates' parameter of rank must be text of at most "
+                                                    rf"{MAX_TEMPLATE_CHARS} characters .* \(10000\d\d characters\) instead"):
+        RankConfig(models=["minilm-l6-v2"], templates=[LONG])
+    with pytest.raises(ModelError, match="encoder option template=.* must be text of at most 2000 characters"):
+        check_templates([LONG])
+    with pytest.raises(ModelError, match="encoder option template="):
+        resolve_model("minilm-l6-v2", LoadOptions(templates=(LONG,)))
+    file = tmp_path / "templates.txt"
+    file.write_text("A {word}.\n" + LONG + "\n")
+    out = tmp_path / "results"
+    assert main(["rank", "--models", "minilm-l6-v2", "--templates", str(file), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "templates file" in err and "at most 2000 characters" in err and len(err) < 400
+    assert not out.exists()
+    assert check_templates(["y" * (MAX_TEMPLATE_CHARS - 7) + " {word}"])  # the bound itself is taken
+
+
+def test_too_many_templates_or_context_sentences_are_refused():
+    with pytest.raises(InvalidParameterError, match=r"'templates' parameter of rank must be an integer in \[1, 200\]"):
+        RankConfig(models=["minilm-l6-v2"], templates=[f"{i} {{word}}." for i in range(201)])
+    with pytest.raises(InvalidParameterError, match=r"'contexts_per_word' parameter of rank must be an integer in "
+                                                    r"\[1, 1000\] \(each sentence is one encoder pass per word\)"):
+        RankConfig(models=["minilm-l6-v2"], contexts_per_word=5000)
+    with pytest.raises(ModelError, match=r"encoder option contexts_per_word=0 must be an integer in \[1, 1000\]"):
+        resolve_model("minilm-l6-v2", LoadOptions(contexts_per_word=0))
+
+
+def test_spec_options_of_an_encoder_go_through_the_declared_specs():
+    with pytest.raises(ModelError, match=r"model spec 'hf:m,revision=.*' option revision=.* must be text of at most 200"):
+        parse_options("hf", "m,revision=" + "r" * 300)
+    assert parse_options("hf", "m,revision=v1.0") == ("m", {"revision": "v1.0"})

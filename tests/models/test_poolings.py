@@ -153,8 +153,9 @@ def test_gpt2_without_a_pad_token_batches_texts_of_different_lengths(tiny, oracl
 @pytest.mark.parametrize("spec, fragment", [
     (",layer=-1:-4", "layer=-1:-4 is an empty range"),
     (",layer=-5:-1", f"layer=-5:-1 is out of range: the model has {N_LAYERS} layers"),
-    (",layer=1:x", "layer='1:x' is not an integer or a range FIRST:LAST"),
-    (",pooling=max", "pooling='max'; use one of mean, cls, last, word-mean, word-first, word-last"),
+    (",layer=1:x", "layer='1:x' is not an integer in [-1000, 1000] or a range FIRST:LAST"),
+    (",layer=99999999999999999999", "layer='99999999999999999999' is not an integer in [-1000, 1000]"),
+    (",pooling=max", "option pooling='max' must be one of mean, cls, last, word-mean, word-first, word-last"),
 ])
 def test_bad_layers_and_poolings_are_one_line_errors(tiny, spec, fragment):
     with pytest.raises(ModelError) as err:

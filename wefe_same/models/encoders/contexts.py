@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from wefe_same.errors import ModelError
+from wefe_same.models.encoders.settings import ENCODER_OPTIONS
 from wefe_same.query.files import _bundled_dir as bundled_dir
 from wefe_same.validation import read_regular_file
 
@@ -121,6 +122,9 @@ def load_template_set(value: str) -> tuple[tuple[str, ...], tuple[str, ...], str
     if len(set(templates)) != len(templates):
         twice = next(t for t in templates if templates.count(t) > 1)
         raise ModelError(f"templates file {path}: template {twice!r} is given twice")
+    ENCODER_OPTIONS["templates"].check(f"templates file {path}:", "templates", len(templates), ModelError)
+    for t in templates:
+        ENCODER_OPTIONS["template"].check(f"templates file {path}:", "template", t, ModelError)
     return tuple(templates), (), path.name
 
 

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.cachedir import encoders_dir
+from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
 from wefe_same.models.encoders.contexts import Span, Text, load_contexts, template_texts
 from wefe_same.models.encoders.hashing import files_sha256, folder_files
@@ -26,6 +27,7 @@ from wefe_same.models.encoders.parts import unpack_split_zip
 from wefe_same.models.encoders.settings import (
     _LIBRARIES,
     BATCH_SIZE,
+    ENCODER_OPTIONS,
     WORD_POOLINGS,
     EncoderSettings,
     Layer,
@@ -404,7 +406,9 @@ def context_settings(options: LoadOptions) -> dict[str, Any]:
     is encoded in (beside ``templates``), and the device it runs on."""
     return {"name_templates": check_templates(options.name_templates), "template_label": options.template_label,
             "contexts": None if options.contexts is None else str(Path(options.contexts).resolve()),
-            "contexts_per_word": options.contexts_per_word, "seed": options.seed, "device": options.device}
+            "contexts_per_word": ENCODER_OPTIONS["contexts_per_word"].check(
+                "encoder", "contexts_per_word", options.contexts_per_word, ModelError),
+            "seed": options.seed, "device": options.device}
 
 
 def source_label(s: EncoderSettings, *, default_pooling: str = "mean") -> str:
