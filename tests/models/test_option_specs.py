@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
-from wefe_same.models.debias.hsr import HSRDebiasedSource, kept_share
+from wefe_same.models.debias.hsr import HSRDebiasedSource, shares
 from wefe_same.models.debias.methods import OPTIONS, method_parameters
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATE_CHARS, check_templates, parse_options
 from wefe_same.models.specs import LoadOptions
@@ -78,16 +78,19 @@ def test_hsr_refuses_an_alpha_that_leaves_only_noise():
     words = [f"g{i}" for i in range(8)] + ["nurse"]
     base = ArraySource("toy", words, rng.normal(size=(9, 4)))
     definition = base.lookup(words[:8])
-    assert kept_share(np.array([definition[w] for w in words[:8]]), 1e-12) < 1e-9
+    assert shares(np.array([definition[w] for w in words[:8]]), 1e-12)[0] < 1e-9
     with pytest.raises(ModelError, match=r"toy\+hsr-debias: alpha=1e-12 keeps at most .* give alpha >= "):
         HSRDebiasedSource(base, definitional=words[:8], alpha=1e-12).lookup(["nurse"])
+    with pytest.raises(ModelError, match=r"toy\+hsr-debias: alpha=1e\+12 removes at most .* the variant would be "
+                                         r"its base\); give alpha <= "):
+        HSRDebiasedSource(base, definitional=words[:8], alpha=1e12).lookup(["nurse"])
     kept = HSRDebiasedSource(base, definitional=words[:8], alpha=60.0).lookup(["nurse"])["nurse"]
     assert np.linalg.norm(kept) > 0.1 * np.linalg.norm(base.lookup(["nurse"])["nurse"])
 
 
 def test_hsr_with_fewer_definition_words_than_dimensions_is_never_degenerate():
     # Two definition words in 4 dimensions: the other two directions are kept whole.
-    assert kept_share(np.eye(4)[:2] * 3, 1e-12) == 1.0
+    assert shares(np.eye(4)[:2] * 3, 1e-12)[0] == 1.0
 
 
 def test_ran_that_diverges_is_an_error_naming_lr_not_a_numpy_warning(monkeypatch):
