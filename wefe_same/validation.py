@@ -185,9 +185,12 @@ class OptionSpec:
             return "one of " + ", ".join(self.choices)
         if self.kind == "text":
             return f"text of at most {self.high:g} characters"
+        if self.kind == "int":  # integer bounds in full: 4294967295, not 4.29497e+09
+            low, high = (None if b is None else int(b) for b in (self.low, self.high))
+            if low is not None and high is not None:
+                return f"an integer in [{low}, {high}]"
+            return "an integer" + (f" >= {low}" if low is not None else "") + (f" <= {high}" if high is not None else "")
         interval = describe_interval(self.low, self.high, self.low_open, self.high_open)
-        if self.kind == "int":
-            return interval.replace("a number", "an integer", 1)
         if self.kind == "numbers":
             slots = "/".join("ABCDEFGH"[: self.count])
             return f"{self.count} numbers {slots}, each {interval.removeprefix('a number ')}"
@@ -227,8 +230,8 @@ class OptionSpec:
             items: list[object]
             if isinstance(value, str):
                 items = list(value.split("/"))
-            elif isinstance(value, (list, tuple)):
-                items = list(value)
+            elif isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)):
+                items = list(value)  # a list, a tuple, a numpy array
             else:
                 return None
             parts = [self._scalar(x) for x in items]

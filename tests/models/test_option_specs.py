@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
+from wefe_same.models.debias import DoubleHardDebiasedSource, RANDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource, shares
 from wefe_same.models.debias.methods import OPTIONS, method_parameters
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATE_CHARS, check_templates, parse_options
@@ -36,7 +37,7 @@ REFUSED = [
     ("+ran-debias", "theta=1e999", "option theta='1e999' must be a number in [-1e+06, 1e+06]"),
     ("+double-hard-debias", "words=0", "option words='0' must be an integer in [1, 50000]"),
     ("+double-hard-debias", "components=101", "option components='101' must be an integer in [1, 100]"),
-    ("+double-hard-debias", "seed=4294967296", "option seed='4294967296' must be an integer in [0, 4.29497e+09]"),
+    ("+double-hard-debias", "seed=4294967296", "option seed='4294967296' must be an integer in [0, 4294967295]"),
     ("+double-hard-debias", "vocab=١٢", "option vocab='١٢' must be an integer"),
     ("+hsr-debias", "beta=1", "+hsr-debias has no option 'beta'; its options: alpha"),
 ]
@@ -184,3 +185,33 @@ def test_spec_options_of_an_encoder_go_through_the_declared_specs():
     with pytest.raises(ModelError, match=r"model spec 'hf:m,revision=.*' option revision=.* must be text of at most 200"):
         parse_options("hf", "m,revision=" + "r" * 300)
     assert parse_options("hf", "m,revision=v1.0") == ("m", {"revision": "v1.0"})
+
+
+# -- the sources' constructors check the same specs -------------------------------------------------
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda b: RANDebiasedSource(b, definitional=[], preserve=[], lr=float("inf")),
+     r"The 'lr' parameter of RANDebiasedSource must be a number in \(0, 1\] .* Got inf instead."),
+    (lambda b: RANDebiasedSource(b, definitional=[], preserve=[], weights=(0, 0, 0)),
+     r"The 'weights' parameter of RANDebiasedSource must be 3 numbers .*all three weights are 0"),
+    (lambda b: RANDebiasedSource(b, definitional=[], preserve=[], epochs=10**8),
+     r"The 'epochs' parameter of RANDebiasedSource must be an integer in \[1, 10000\]"),
+    (lambda b: HSRDebiasedSource(b, definitional=[], alpha=float("nan")),
+     r"The 'alpha' parameter of HSRDebiasedSource must be a number > 0"),
+    (lambda b: DoubleHardDebiasedSource(b, definitional=[], equalize_pairs=[], gender_specific=[], random_state=-1),
+     r"The 'random_state' parameter of DoubleHardDebiasedSource must be an integer in \[0, 4294967295\]"),
+    (lambda b: DoubleHardDebiasedSource(b, definitional=[], equalize_pairs=[], gender_specific=[], words=True),
+     r"The 'words' parameter of DoubleHardDebiasedSource must be an integer in \[1, 50000\]"),
+])
+def test_the_constructors_refuse_what_the_spec_options_refuse(make, message):
+    base = ArraySource("toy", ["a"], np.eye(1))
+    with pytest.raises(InvalidParameterError, match=message):
+        make(base)
+
+
+def test_the_constructors_take_numpy_values():
+    base = ArraySource("toy", ["a"], np.eye(1))
+    ran = RANDebiasedSource(base, definitional=[], preserve=[], weights=np.array([0.5, 0.25, 0.25]),
+                            lr=np.float32(0.5), epochs=np.int64(7))
+    assert (ran.weights, ran.lr, ran.epochs) == ((0.5, 0.25, 0.25), 0.5, 7)

@@ -25,6 +25,7 @@ import numpy as np
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
 from wefe_same.models.debias.linalg import _lists_sha256
+from wefe_same.models.debias.options import HSR_OPTIONS, check_parameters
 
 #: The least share of its length that some direction must keep through I − P (else every
 #: vector comes out as rounding noise: alpha far below the definition vectors' scale), and
@@ -95,6 +96,7 @@ class HSRDebiasedSource(ModelSource):
 
     def __init__(self, base: ModelSource, *, definitional: Collection[str], alpha: float = 60.0,
                  lists: str = "", name: str | None = None, suffix: str = "+hsr-debias") -> None:
+        check_parameters(type(self).__name__, HSR_OPTIONS, alpha=alpha)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.definitional = sorted(set(definitional))

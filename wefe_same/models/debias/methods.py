@@ -15,6 +15,7 @@ from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
 from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource
+from wefe_same.models.debias.options import DOUBLE_HARD_OPTIONS, HSR_OPTIONS, RAN_OPTIONS
 from wefe_same.models.debias.ran import RANDebiasedSource
 from wefe_same.query.files import load_queries
 from wefe_same.validation import OptionSpec, check_declared
@@ -22,36 +23,9 @@ from wefe_same.validation import OptionSpec, check_declared
 DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = "+double-hard-debias", "+hsr-debias", "+ran-debias"
 
 
-def _all_zero(weights: tuple[float, ...]) -> str | None:
-    return "all three weights are 0: no word would move, the variant would be its base" if not any(weights) else None
-
-
-#: Each option's declared spec (:class:`~wefe_same.validation.OptionSpec`): its type, its
-#: range, and the upper bounds that keep one variant within minutes on a 400k-word model.
+#: Each method's declared options (:mod:`.options`), by suffix.
 OPTIONS: dict[str, dict[str, OptionSpec]] = {
-    DOUBLE_HARD_SUFFIX: {
-        "words": OptionSpec("int", low=1, high=50_000,
-                            why="the 2 x words test words are clustered by k-means once per component"),
-        "components": OptionSpec("int", low=1, high=100, why="each candidate component is one k-means run"),
-        "vocab": OptionSpec("int", low=2, high=10**9),
-        "seed": OptionSpec("int", low=0, high=2**32 - 1, why="k-means takes seeds below 2**32"),
-    },
-    HSR_SUFFIX: {
-        "alpha": OptionSpec("number", low=0, low_open=True,
-                            why="the ridge constant of Yang & Feng 2020; at 0 the regression fits every vector "
-                                "and leaves rounding noise"),
-    },
-    RAN_SUFFIX: {
-        "neighbours": OptionSpec("int", low=1, high=500,
-                                 why="each batch of 256 words holds its neighbours' vectors in float64"),
-        "theta": OptionSpec("number", low=-1e6, high=1e6),
-        "weights": OptionSpec("numbers", count=3, low=0, high=1000, degenerate=_all_zero),
-        "lr": OptionSpec("number", low=0, high=1, low_open=True,
-                         why="Adam moves each coordinate of a unit vector by up to lr a step"),
-        "epochs": OptionSpec("int", low=1, high=10_000, why="every word takes one Adam step per epoch; "
-                                                            "10000 keeps a run within minutes"),
-        "vocab": OptionSpec("int", low=2, high=10**9),
-    },
+    DOUBLE_HARD_SUFFIX: DOUBLE_HARD_OPTIONS, HSR_SUFFIX: HSR_OPTIONS, RAN_SUFFIX: RAN_OPTIONS,
 }
 
 

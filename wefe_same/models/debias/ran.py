@@ -31,6 +31,7 @@ import numpy as np
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source
 from wefe_same.models.debias.linalg import _lists_sha256, gender_direction
+from wefe_same.models.debias.options import RAN_OPTIONS, check_parameters
 from wefe_same.models.debias.vocab import blocks, nearest, read_vocabulary, unit_rows
 
 Pair = tuple[str, str]
@@ -122,6 +123,8 @@ class RANDebiasedSource(ModelSource):
                  lr: float = 0.01, epochs: int = 300, vocab: int | None = None,
                  neutralization: Literal["cosine", "dot"] = "cosine", lists: str = "",
                  name: str | None = None, suffix: str = "+ran-debias", progress: bool | None = None) -> None:
+        check_parameters(type(self).__name__, RAN_OPTIONS, neighbours=neighbours, theta=theta, weights=weights,
+                         lr=lr, epochs=epochs, vocab=vocab)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.definitional = [tuple(p) for p in definitional]
