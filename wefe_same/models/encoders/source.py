@@ -416,7 +416,7 @@ def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: 
     loc = locate(spec, path, revision=revision, allow_download=options.allow_download)
     if loc.folder is not None:
         check_weights(spec, loc.folder, trust_pickle=options.trust_pickle)
-        check_safetensors(spec, loc.folder)
+        check_safetensors(spec, loc.folder, encoders_dir(options.cache))
     pooling: Pooling
     layer: Layer
     if scheme == "hf":

@@ -6,18 +6,26 @@ import json
 from pathlib import Path
 
 from wefe_same.errors import ModelError
+from wefe_same.models.encoders.hashing import hashed_before
 
 #: A safetensors header larger than this is no header (the format caps it at 100 MB).
 MAX_SAFETENSORS_HEADER = 100_000_000
 DAMAGED_WEIGHTS = "model spec {spec!r}: {file} is not a readable safetensors file ({problem})"
 
 
-def check_safetensors(spec: str, folder: Path) -> None:
+def check_safetensors(spec: str, folder: Path, store_dir: Path) -> None:
     """Refuse a folder whose ``.safetensors`` file is cut or damaged, from its header alone
     (nothing of the weights is read): the loader would fail on it with its own traceback
-    later, after other models' work, and ``--skip-unloadable`` could not skip it."""
+    later, after other models' work, and ``--skip-unloadable`` could not skip it.
+
+    A file hashed before with the same stats (:func:`.hashing.hashed_before`: it passed
+    this check then, since a model's files are hashed after it) is not opened, so a run
+    whose scores are cached still opens no model file.
+    """
     for file in sorted(folder.rglob("*.safetensors")):
-        problem = safetensors_problem(file) if file.is_file() else None
+        if not file.is_file() or hashed_before(file, store_dir):
+            continue
+        problem = safetensors_problem(file)
         if problem:
             raise ModelError(DAMAGED_WEIGHTS.format(spec=spec, file=file, problem=problem))
 
