@@ -215,3 +215,17 @@ def test_the_constructors_take_numpy_values():
     ran = RANDebiasedSource(base, definitional=[], preserve=[], weights=np.array([0.5, 0.25, 0.25]),
                             lr=np.float32(0.5), epochs=np.int64(7))
     assert (ran.weights, ran.lr, ran.epochs) == ((0.5, 0.25, 0.25), 0.5, 7)
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(max_size=40))
+def test_any_spec_options_text_of_an_encoder_gives_options_or_one_line(text):
+    from wefe_same.models.encoders.settings import parse_layer
+    from wefe_same.models.encoders.vary import parse_vary
+
+    for parse in (lambda: parse_options("hf", "m," + text), lambda: parse_layer("hf:m", text),
+                  lambda: parse_vary([text]), lambda: method_parameters("+ran-debias", text)):
+        try:
+            parse()
+        except ModelError as err:
+            assert "\n" not in str(err)
