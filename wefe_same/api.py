@@ -182,7 +182,7 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     """
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders.contexts import template_options
-    from wefe_same.models.encoders.settings import check_device
+    from wefe_same.models.encoders.settings import ENCODER_OPTIONS, check_device
     from wefe_same.models.specs import LoadOptions
     from wefe_same.run.arguments import check_spec
     from wefe_same.run.choices import UNICODE_ERRORS
@@ -190,7 +190,8 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
 
     func = "load_model"
     spec = check_spec(spec, "spec", func)  # a Path as its string; 5 or b"…" a TypeError naming 'spec'
-    contexts_per_word = check_int(contexts_per_word, "contexts_per_word", func, minimum=1)  # as rank() checks them
+    contexts_per_word = ENCODER_OPTIONS["contexts_per_word"].check_parameter(  # as rank() checks it
+        contexts_per_word, "contexts_per_word", func)
     seed = check_int(seed, "seed", func, minimum=0)
     checked_device = check_device(device, func)
     options = LoadOptions(

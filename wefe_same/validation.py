@@ -19,9 +19,10 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from wefe_same.errors import WefeSameError, bad_parameter
 
@@ -151,6 +152,165 @@ def parse_decimal(text: str) -> float | None:
         return None
     value = float(text)
     return value if math.isfinite(value) else None  # "1e999" overflows
+
+
+# -- declared options of model variants and encoders -----------------------------------------
+
+#: An integer as people write it in a spec: ASCII digits and one optional sign.
+_INTEGER = re.compile(r"[+-]?[0-9]+", re.ASCII)
+#: Characters of a refused value that a message shows.
+SHOWN_VALUE_CHARS = 80
+BAD_OPTION_VALUE = "{owner} option {key}={value} must be {expected}{why}"
+DEGENERATE_OPTION = "{owner} option {key}={value} cannot be used: {reason}"
+UNKNOWN_OPTION = "{owner} has no option {key!r}; its options: {valid}"
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """What one option of a model variant or an encoder takes, declared once beside it.
+
+    A value (a string from a spec such as ``+hsr-debias[alpha=30]``, or a Python value) is
+    parsed by ``kind``, then must be finite and within [``low``, ``high``] (open ends when
+    ``*_open``); ``high`` on a size keeps a run within minutes. ``degenerate`` returns the
+    reason a value in range still cannot give a meaningful model (or None), and ``why``
+    says where the bounds come from; both go into the one-line refusal.
+
+    >>> OptionSpec("int", low=1, high=10_000).check("+ran-debias", "epochs", "300")
+    300
+    >>> OptionSpec("number", low=0, low_open=True).check("+hsr-debias", "alpha", "nan")
+    Traceback (most recent call last):
+    ...
+    wefe_same.validation.InvalidParameterError: +hsr-debias option alpha='nan' must be a number > 0
+    """
+
+    kind: Literal["int", "number", "numbers", "choice", "text"]
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    #: ``numbers``: how many, written ``A/B/C``.
+    count: int = 1
+    #: ``choice``: the values taken.
+    choices: tuple[str, ...] = ()
+    why: str = ""
+    degenerate: Callable[[Any], str | None] | None = None
+
+    def expected(self) -> str:
+        """What the option takes, in words: "an integer in [1, 10000]", "a number > 0"."""
+        if self.kind == "choice":
+            return "one of " + ", ".join(self.choices)
+        if self.kind == "text":
+            return f"text of at most {self.high:g} characters"
+        if self.kind == "int":  # integer bounds in full: 4294967295, not 4.29497e+09
+            low, high = (None if b is None else int(b) for b in (self.low, self.high))
+            if low is not None and high is not None:
+                return f"an integer in [{low}, {high}]"
+            return "an integer" + (f" >= {low}" if low is not None else "") + (f" <= {high}" if high is not None else "")
+        interval = describe_interval(self.low, self.high, self.low_open, self.high_open)
+        if self.kind == "numbers":
+            slots = "/".join("ABCDEFGH"[: self.count])
+            return f"{self.count} numbers {slots}, each {interval.removeprefix('a number ')}"
+        return interval
+
+    def _in_range(self, v: float) -> bool:
+        return math.isfinite(v) and (self.low is None or (v > self.low if self.low_open else v >= self.low)) and (
+            self.high is None or (v < self.high if self.high_open else v <= self.high))
+
+    def _scalar(self, value: object) -> float | int | None:
+        if isinstance(value, str):
+            text = value.strip()
+            if self.kind == "int":
+                return int(text) if _INTEGER.fullmatch(text) and len(text) < 40 else None
+            return parse_decimal(text)
+        if isinstance(value, bool):
+            return None
+        if self.kind == "int":
+            if is_int(value):
+                return int(value)  # type: ignore[call-overload]
+            # 5.0 from a table or numpy: an integer all the same
+            if isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value).is_integer():
+                return int(float(value))
+            return None
+        if isinstance(value, numbers.Real):
+            return float(value)
+        return None
+
+    def parse(self, value: object) -> Any:
+        """The value, typed, or :data:`None` when it is not of the kind or out of range."""
+        if self.kind == "choice":
+            return value if isinstance(value, str) and value in self.choices else None
+        if self.kind == "text":
+            ok = isinstance(value, str) and len(value) <= (self.high or math.inf)
+            return value if ok else None
+        if self.kind == "numbers":
+            items: list[object]
+            if isinstance(value, str):
+                items = list(value.split("/"))
+            elif isinstance(value, Iterable) and not isinstance(value, (bytes, Mapping)):
+                items = list(value)  # a list, a tuple, a numpy array
+            else:
+                return None
+            parts = [self._scalar(x) for x in items]
+            if len(parts) != self.count or any(x is None or not self._in_range(x) for x in parts):
+                return None
+            return tuple(float(x) for x in parts)  # type: ignore[arg-type]
+        number = self._scalar(value)
+        return number if number is not None and self._in_range(number) else None
+
+    def check(self, owner: str, key: str, value: object, error: type[WefeSameError] | None = None) -> Any:
+        """``value`` parsed and checked, or ``error`` (default :class:`InvalidParameterError`)
+        naming ``owner``, the option, the value and what it must be."""
+        parsed = self.parse(value)
+        reason = None if parsed is None or self.degenerate is None else self.degenerate(parsed)
+        if reason:
+            raise (error or InvalidParameterError)(DEGENERATE_OPTION.format(
+                owner=owner, key=key, value=shown_value(value), reason=reason))
+        if parsed is None:
+            raise (error or InvalidParameterError)(BAD_OPTION_VALUE.format(
+                owner=owner, key=key, value=shown_value(value), expected=self.expected(),
+                why=f" ({self.why})" if self.why else ""))
+        return parsed
+
+    def check_parameter(self, value: object, param: str, func: str) -> Any:
+        """As :meth:`check`, for a parameter of a public function: the message has the shape of
+        every other parameter's ("The 'contexts_per_word' parameter of rank must be …")."""
+        parsed = self.parse(value)
+        reason = None if parsed is None or self.degenerate is None else self.degenerate(parsed)
+        if parsed is None or reason:
+            why = reason or self.why
+            raise _fail(param, func, self.expected() + (f" ({why})" if why else ""), value)
+        return parsed
+
+
+def shown_value(value: object) -> str:
+    """``repr(value)``, cut to :data:`SHOWN_VALUE_CHARS` characters with its length said.
+
+    >>> shown_value("x" * 1000)[-20:]
+    "…' (1000 characters)"
+    """
+    text = repr(value)
+    if len(text) <= SHOWN_VALUE_CHARS:
+        return text
+    size = f" ({len(value)} characters)" if isinstance(value, str) else ""
+    return text[:SHOWN_VALUE_CHARS - 1] + "…'" * isinstance(value, str) + size
+
+
+def check_declared(owner: str, given: Mapping[str, object], declared: Mapping[str, OptionSpec],
+                   error: type[WefeSameError] | None = None) -> dict[str, Any]:
+    """Every option of ``given`` checked by its declared spec; an unknown key is refused
+    with the list of the owner's options.
+
+    >>> check_declared("+hsr-debias", {"alpha": "30"}, {"alpha": OptionSpec("number", low=0, low_open=True)})
+    {'alpha': 30.0}
+    """
+    out = {}
+    for key, value in given.items():
+        if key not in declared:
+            raise (error or InvalidParameterError)(UNKNOWN_OPTION.format(
+                owner=owner, key=key if len(key) <= SHOWN_VALUE_CHARS else key[:SHOWN_VALUE_CHARS] + "…",
+                valid=", ".join(declared)))
+        out[key] = declared[key].check(owner, key, value, error)
+    return out
 
 
 # -- files read whole ----------------------------------------------------------------------

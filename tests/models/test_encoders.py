@@ -258,7 +258,7 @@ def test_hub_name_resolves_in_the_local_cache_only(tmp_path, monkeypatch, folder
 
 
 @pytest.mark.parametrize("spec, fragment", [
-    ("hf:{folder},pooling=max", "pooling='max'; use one of mean, cls"),
+    ("hf:{folder},pooling=max", "option pooling='max' must be one of mean, cls"),
     ("hf:{folder},layer=last", "layer='last' is not an integer"),
     ("hf:{folder},layer=7", "layer=7 is out of range: the model has 6 layers, so layer must be in -7 … 6"),
     ("hf:{folder},layer=-8", "layer=-8 is out of range"),

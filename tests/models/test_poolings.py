@@ -153,8 +153,9 @@ def test_gpt2_without_a_pad_token_batches_texts_of_different_lengths(tiny, oracl
 @pytest.mark.parametrize("spec, fragment", [
     (",layer=-1:-4", "layer=-1:-4 is an empty range"),
     (",layer=-5:-1", f"layer=-5:-1 is out of range: the model has {N_LAYERS} layers"),
-    (",layer=1:x", "layer='1:x' is not an integer or a range FIRST:LAST"),
-    (",pooling=max", "pooling='max'; use one of mean, cls, last, word-mean, word-first, word-last"),
+    (",layer=1:x", "layer='1:x' is not an integer in [-1000, 1000] or a range FIRST:LAST"),
+    (",layer=99999999999999999999", "layer='99999999999999999999' is not an integer in [-1000, 1000]"),
+    (",pooling=max", "option pooling='max' must be one of mean, cls, last, word-mean, word-first, word-last"),
 ])
 def test_bad_layers_and_poolings_are_one_line_errors(tiny, spec, fragment):
     with pytest.raises(ModelError) as err:
@@ -162,22 +163,42 @@ def test_bad_layers_and_poolings_are_one_line_errors(tiny, spec, fragment):
     assert fragment in str(err.value) and "\n" not in str(err.value)
 
 
-def test_a_text_longer_than_the_model_is_cut_with_a_warning(tiny, oracles):
-    """The tiny models take 40 positions: a longer template is cut to them, with a warning;
-    a word cut off gets no vector from that text and, with no other text, is missing."""
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_word_past_the_models_positions_is_missing_for_every_pooling(tiny, oracles, kind):
+    """The tiny models take 40 positions. Truncation keeps a text's start, so a template that
+    puts the word past them gave every word the same vector with ``mean``, ``cls`` and ``last``
+    (marked exact, WEAT 0.0): the word is missing for every pooling, with one warning per
+    model naming how many words and the first, and the manifest lists them (issue 27)."""
     long = "Here " * 60 + "{word}."
-    for kind in KINDS:
-        source = resolve_model(f"hf:{tiny[kind]},pooling=word-mean", LoadOptions(templates=(long,)))
+    for pooling in POOLINGS:
+        source = resolve_model(f"hf:{tiny[kind]},pooling={pooling}", LoadOptions(templates=(long,)))
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            got = source.lookup(["nurse"])
-        assert got == {}, kind
+            got = source.lookup(["nurse", "doctor", "she"])
+        assert got == {}, pooling
         messages = [str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)]
-        assert len(messages) == 1 and f"longer than the model's {MAX_POSITIONS} positions" in messages[0]
-        mean = resolve_model(f"hf:{tiny[kind]}", LoadOptions(templates=(long,)))
+        assert len(messages) == 1, (pooling, messages)
+        assert (f"3 word(s) lie past the model's {MAX_POSITIONS} positions in every text they are encoded in and "
+                "are marked missing (first: 'doctor')") in messages[0]
+        assert source.describe()["cut_off_words"] == '["doctor", "nurse", "she"]'
+        # With a second, short template the word keeps the vector of the texts that hold it.
+        both = resolve_model(f"hf:{tiny[kind]},pooling={pooling}", LoadOptions(templates=(long, TEMPLATES[0])))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            assert np.isfinite(mean.lookup(["nurse"])["nurse"]).all()
+            vector = both.lookup(["nurse"])["nurse"]
+        text, spans = fill_spans(TEMPLATES[0], "nurse")
+        np.testing.assert_allclose(vector, oracles[kind].vector(text, spans, pooling, "-1"), atol=ATOL)
+
+
+def test_a_word_just_inside_the_positions_keeps_its_vector(tiny, oracles):
+    """The boundary: a word whose first token is the last position the model reads is kept."""
+    fits = " ".join(["Here"] * (MAX_POSITIONS - 3)) + " {word}"  # [CLS], 37 x Here, the word's first token, [SEP]
+    past = "Here " + fits  # one more: [SEP] takes the last position, the word none
+    for template, expected in ((fits, ["she"]), (past, [])):
+        source = resolve_model(f"hf:{tiny['bert']},pooling=cls", LoadOptions(templates=(template,)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert sorted(source.lookup(["she"])) == expected
 
 
 def test_pickled_weights_need_trust_and_safetensors_are_always_loaded(tiny, tmp_path):

@@ -90,8 +90,8 @@ def test_the_table_figure_and_report_section_are_written_with_the_results(varied
 
 @pytest.mark.parametrize("vary, fragment", [
     (["pool=mean"], "can vary pooling, layer"),
-    (["pooling=mean,max"], "--vary pooling='max': use one of"),
-    (["layer=x"], "not an integer or a range"),
+    (["pooling=mean,max"], "--vary option pooling='max' must be one of"),
+    (["layer=x"], r"not an integer in \[-1000, 1000\] or a range"),
     (["pooling=mean", "pooling=cls"], "given twice"),
 ])
 def test_bad_vary_is_one_line_error(vary, fragment):

@@ -26,7 +26,7 @@ import pandas as pd
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import check_options, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
-from wefe_same.models.encoders.settings import Device, check_device
+from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATES, Device, check_device
 from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
@@ -130,12 +130,16 @@ class RankConfig:
             template_options(self.templates)  # one template set or file: read (and checked) now
         else:
             put("templates", tuple(as_list(self.templates, "templates", FUNC)) if self.templates else ())
+            if len(self.templates) > MAX_TEMPLATES:
+                ENCODER_OPTIONS["templates"].check_parameter(len(self.templates), "templates", FUNC)
             for t in self.templates:
+                ENCODER_OPTIONS["template"].check_parameter(t, "templates", FUNC)
                 if t.count("{word}") != 1:
                     raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
                                                 f"{{word}} slot, or be one of {', '.join(TEMPLATE_SETS)} or a "
                                                 f"file. Got {t!r} instead.")
-        put("contexts_per_word", check_int(self.contexts_per_word, "contexts_per_word", FUNC, minimum=1))
+        put("contexts_per_word", ENCODER_OPTIONS["contexts_per_word"].check_parameter(
+            self.contexts_per_word, "contexts_per_word", FUNC))
         if self.vary is not None:
             put("vary", parse_vary(self.vary))
         if self.contexts is not None:

@@ -36,6 +36,7 @@ from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
 from wefe_same.models.debias.bolukbasi import HardDebiasedSource
 from wefe_same.models.debias.linalg import gender_direction
+from wefe_same.models.debias.options import DOUBLE_HARD_OPTIONS, check_parameters
 from wefe_same.models.debias.vocab import cosine_difference, mean_and_components, read_vocabulary
 
 Pair = tuple[str, str]
@@ -182,6 +183,8 @@ class DoubleHardDebiasedSource(ModelSource):
                  gender_specific: Collection[str], representation: Pair = ("he", "she"), words: int = 1000,
                  components: int = 4, vocab: int | None = None, random_state: int = 0,
                  name: str | None = None, suffix: str = "+double-hard-debias", progress: bool | None = None) -> None:
+        check_parameters(type(self).__name__, DOUBLE_HARD_OPTIONS, words=words, components=components, vocab=vocab)
+        DOUBLE_HARD_OPTIONS["seed"].check_parameter(random_state, "random_state", type(self).__name__)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.representation = (str(representation[0]), str(representation[1]))

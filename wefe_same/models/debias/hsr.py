@@ -25,6 +25,48 @@ import numpy as np
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source, source_vocabulary
 from wefe_same.models.debias.linalg import _lists_sha256
+from wefe_same.models.debias.options import HSR_OPTIONS, check_parameters
+
+#: The least share of its length that some direction must keep through I − P (else every
+#: vector comes out as rounding noise: alpha far below the definition vectors' scale), and
+#: the least share that P must remove along some direction (else no vector changes: alpha
+#: far above it, and the variant is its base).
+MIN_KEPT = MIN_REMOVED = 1e-3
+DEGENERATE = ("{name}: alpha={alpha:g} keeps at most {kept:.1e} of any vector's length (the regression on {m} "
+              "definition words in {d} dimensions fits every vector, leaving rounding noise); give alpha >= {low:.3g}")
+NO_EFFECT = ("{name}: alpha={alpha:g} removes at most {removed:.1e} of any vector's length (the ridge term "
+             "outweighs the {m} definition words: the variant would be its base); give alpha <= {high:.3g}")
+
+
+def shares(definitional: np.ndarray, alpha: float) -> tuple[float, float]:
+    """(kept, removed): the largest factor by which I − P scales a vector, α / (λ_min + α), and
+    the largest by which P does, λ_max / (λ_max + α); λ the eigenvalues of V_d V_dᵀ (λ_min = 0
+    when the m definition vectors span fewer than d dimensions).
+
+    >>> shares(np.array([[1.0, 0.0]]), alpha=1.0)    # x halved, y not explained: kept whole
+    (1.0, 0.5)
+    >>> [round(x, 12) for x in shares(np.array([[2.0, 0.0], [0.0, 2.0]]), alpha=1e-12)]
+    [0.0, 1.0]
+    """
+    D = np.asarray(definitional, dtype=np.float64)
+    eigenvalues = np.linalg.eigvalsh(D.T @ D)
+    smallest = 0.0 if len(D) < D.shape[1] else max(0.0, float(eigenvalues[0]))
+    largest = max(0.0, float(eigenvalues[-1]))
+    return alpha / (smallest + alpha), largest / (largest + alpha)
+
+
+def check_alpha(name: str, definitional: np.ndarray, alpha: float) -> None:
+    """A :class:`ModelError` for an alpha that turns every vector into noise or changes none."""
+    kept, removed = shares(definitional, alpha)
+    m, d = np.shape(definitional)
+    if kept < MIN_KEPT:
+        smallest = alpha / kept - alpha
+        raise ModelError(DEGENERATE.format(name=name, alpha=alpha, kept=kept, m=m, d=d,
+                                           low=smallest * MIN_KEPT / (1 - MIN_KEPT)))
+    if removed < MIN_REMOVED:
+        largest = removed * alpha / (1 - removed)
+        raise ModelError(NO_EFFECT.format(name=name, alpha=alpha, removed=removed, m=m,
+                                          high=largest * (1 - MIN_REMOVED) / MIN_REMOVED))
 
 
 def hsr_operator(definitional: np.ndarray, alpha: float) -> np.ndarray:
@@ -54,6 +96,7 @@ class HSRDebiasedSource(ModelSource):
 
     def __init__(self, base: ModelSource, *, definitional: Collection[str], alpha: float = 60.0,
                  lists: str = "", name: str | None = None, suffix: str = "+hsr-debias") -> None:
+        check_parameters(type(self).__name__, HSR_OPTIONS, alpha=alpha)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.definitional = sorted(set(definitional))
@@ -72,7 +115,9 @@ class HSRDebiasedSource(ModelSource):
         if not rows:
             raise ModelError(f"model {self.base.name!r} knows none of the {len(self.definitional)} "
                              f"gender-definition words; cannot make {self.name!r}")
-        return hsr_operator(np.array(rows), self.alpha)
+        vectors = np.array(rows)
+        check_alpha(self.name, vectors, self.alpha)
+        return hsr_operator(vectors, self.alpha)
 
     def _debias(self, words: list[str], rows: np.ndarray) -> np.ndarray:
         rows = np.array(rows, dtype=np.float64)  # a copy: the base's own matrix is changed in place below

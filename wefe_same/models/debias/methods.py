@@ -15,18 +15,18 @@ from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
 from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource
+from wefe_same.models.debias.options import DOUBLE_HARD_OPTIONS, HSR_OPTIONS, RAN_OPTIONS
 from wefe_same.models.debias.ran import RANDebiasedSource
 from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
 from wefe_same.query.files import load_queries
+from wefe_same.validation import OptionSpec, check_declared
 
 DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
 
-#: Each option: its type and the smallest value it takes.
-OPTIONS: dict[str, dict[str, tuple[type, float]]] = {
-    DOUBLE_HARD_SUFFIX: {"words": (int, 1), "components": (int, 1), "vocab": (int, 2), "seed": (int, 0)},
-    HSR_SUFFIX: {"alpha": (float, 0.0)},
-    RAN_SUFFIX: {"neighbours": (int, 1), "theta": (float, -1e9), "weights": (tuple, 0.0), "lr": (float, 1e-12),
-                 "epochs": (int, 1), "vocab": (int, 2)},
+
+#: Each method's declared options (:mod:`.options`), by suffix.
+OPTIONS: dict[str, dict[str, OptionSpec]] = {
+    DOUBLE_HARD_SUFFIX: DOUBLE_HARD_OPTIONS, HSR_SUFFIX: HSR_OPTIONS, RAN_SUFFIX: RAN_OPTIONS,
 }
 
 
@@ -41,27 +41,6 @@ def parse_options(text: str) -> dict[str, str]:
     return out
 
 
-def _convert(suffix: str, key: str, value: str) -> Any:
-    allowed = OPTIONS[suffix]
-    if key not in allowed:
-        raise ModelError(f"{suffix} has no option {key!r}; its options: {', '.join(allowed)}")
-    kind, minimum = allowed[key]
-    try:
-        if kind is tuple:
-            parts = tuple(float(x) for x in value.split("/"))
-            if len(parts) != 3 or min(parts) < minimum:
-                raise ValueError
-            return parts
-        number = kind(value)
-    except ValueError:
-        number = None
-    if number is None or number < minimum:
-        expected = {int: "an integer", float: "a number", tuple: "three numbers >= 0 as A/B/C"}[kind]
-        bound = "" if kind is tuple or minimum < -1e8 else f" >= {minimum:g}"
-        raise ModelError(f"{suffix} option {key}={value!r} must be {expected}{bound}")
-    return number
-
-
 def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
     """The defaults of ``queries/debiasing.toml`` updated by the spec's ``options``.
 
@@ -71,7 +50,7 @@ def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
     (lists,) = load_queries("debiasing")
     stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
     defaults = dict(w.split("=", 1) for w in lists.word_set(f"{stem}_parameters").words)
-    return {k: _convert(suffix, k, v) for k, v in {**defaults, **parse_options(options)}.items()}
+    return check_declared(suffix, {**defaults, **parse_options(options)}, OPTIONS[suffix], ModelError)
 
 
 def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[str, ...]]:

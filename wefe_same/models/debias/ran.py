@@ -31,9 +31,12 @@ import numpy as np
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource, as_source
 from wefe_same.models.debias.linalg import _lists_sha256, gender_direction
+from wefe_same.models.debias.options import RAN_OPTIONS, check_parameters
 from wefe_same.models.debias.vocab import blocks, nearest, read_vocabulary, unit_rows
 
 Pair = tuple[str, str]
+DIVERGED = ("{name}: Adam diverged (non-finite vectors) with lr={lr:g} and weights={weights}; "
+            "give a smaller lr or smaller weights")
 #: Words optimised together: 256 × 100 neighbours × 300 d float64 is 61 MB.
 BATCH = 256
 
@@ -120,6 +123,8 @@ class RANDebiasedSource(ModelSource):
                  lr: float = 0.01, epochs: int = 300, vocab: int | None = None,
                  neutralization: Literal["cosine", "dot"] = "cosine", lists: str = "",
                  name: str | None = None, suffix: str = "+ran-debias", progress: bool | None = None) -> None:
+        check_parameters(type(self).__name__, RAN_OPTIONS, neighbours=neighbours, theta=theta, weights=weights,
+                         lr=lr, epochs=epochs, vocab=vocab)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.definitional = [tuple(p) for p in definitional]
@@ -166,8 +171,11 @@ class RANDebiasedSource(ModelSource):
                 near = nearest(unit, w, self.neighbours, skip)
                 rep = unit[near].astype(np.float64)
                 mask = np.array([indirect_bias(rep[i], w[i], g) > self.theta for i in range(len(batch))])
-                moved = ran_optimize(w, rep, mask, g, weights=self.weights, lr=self.lr, epochs=self.epochs,
-                                     neutralization=self.neutralization)
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # said below, by option
+                    moved = ran_optimize(w, rep, mask, g, weights=self.weights, lr=self.lr, epochs=self.epochs,
+                                         neutralization=self.neutralization)
+                if not np.isfinite(moved).all():
+                    raise ModelError(DIVERGED.format(name=self.name, lr=self.lr, weights=self.weights))
                 out.update(zip(batch, moved))
                 bar.update(len(batch))
         return out

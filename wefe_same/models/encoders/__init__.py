@@ -91,7 +91,8 @@ context), so ``gpt2`` is GPT-2 with ``last`` and ``gpt2[pooling=mean]`` is not. 
 set or file shows as its name (``[templates=seat]``), contexts as the file and the number
 per word (``[contexts=reddit.txt:20]``). A ``NAME=`` given by the user is used as it is.
 
-Modules: :mod:`.settings` (spec options, templates, names, locations, weights),
+Modules: :mod:`.settings` (spec options, templates, names, locations, weights), :mod:`.weights`
+(safetensors headers checked before loading),
 :mod:`.contexts` (templates, template sets, context sentences), :mod:`.vary` (``--vary``),
 :mod:`.source` (:class:`EncoderSource`, the ``sbert:``/``hf:`` builders),
 :mod:`.torch_backends`, :mod:`.tokens` (tokenizers and tokenized texts shared by the

@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from wefe_same.errors import ModelError
+from wefe_same.models.encoders.settings import ENCODER_OPTIONS
 from wefe_same.query.files import _bundled_dir as bundled_dir
 from wefe_same.validation import read_regular_file
 
@@ -121,6 +122,9 @@ def load_template_set(value: str) -> tuple[tuple[str, ...], tuple[str, ...], str
     if len(set(templates)) != len(templates):
         twice = next(t for t in templates if templates.count(t) > 1)
         raise ModelError(f"templates file {path}: template {twice!r} is given twice")
+    ENCODER_OPTIONS["templates"].check(f"templates file {path}:", "templates", len(templates), ModelError)
+    for t in templates:
+        ENCODER_OPTIONS["template"].check(f"templates file {path}:", "template", t, ModelError)
     return tuple(templates), (), path.name
 
 
@@ -167,10 +171,19 @@ def read_sentences(path: str | Path) -> list[str]:
             item = json.loads(line)
         except ValueError as err:
             raise ModelError(f"contexts file {p}, line {n}: not JSON ({err})") from None
+        except RecursionError:  # [[[[… thousands deep: Python's decoder recurses per level
+            raise ModelError(f"contexts file {p}, line {n}: JSON nested too deeply; give a string or an "
+                             "object with a 'text' field") from None
         if isinstance(item, dict):
             item = item.get("text", item.get("sentence"))
         if not isinstance(item, str):
             raise ModelError(f"contexts file {p}, line {n}: neither a string nor an object with a 'text' field")
+        try:
+            item.encode("utf-8")
+        except UnicodeEncodeError as err:  # "\ud800" in JSON decodes to a lone surrogate, which is no text
+            bad = item[err.start]
+            raise ModelError(f"contexts file {p}, line {n}: holds a lone surrogate {bad!r} (an escape "
+                             f"\\u{ord(bad):04x} of half a character), which is not text") from None
         out.append(item.strip())
     return out
 
@@ -180,6 +193,8 @@ class Contexts:
 
     def __init__(self, path: str | Path) -> None:
         self.sentences = read_sentences(path)
+        if not any(self.sentences):
+            raise ModelError(f"contexts file {path}: holds no sentence; give one sentence a line, or JSON lines")
         self._index: dict[str, list[int]] = {}
         for i, sentence in enumerate(self.sentences):
             for token in set(_WORD.findall(sentence.lower())):

@@ -76,6 +76,13 @@ def file_sha256(paths: Sequence[Path], store_dir: Path) -> list[str]:
     return [_HASHES[k] for k in keys]
 
 
+def hashed_before(path: Path, store_dir: Path) -> bool:
+    """Whether ``path``, with its current stats, was hashed before (in this process or the
+    store): a file read whole then, and unchanged since."""
+    key = _stat_key(path)
+    return key in _HASHES or "\0".join(map(str, key)) in _load_hash_store(store_dir / _HASH_STORE)
+
+
 def files_sha256(paths: Sequence[Path], root: Path | None = None, *, store_dir: Path) -> dict[str, str]:
     """{relative path (or file name): sha256} of the files, sorted (see :func:`file_sha256`)."""
     paths = sorted(Path(p) for p in paths)

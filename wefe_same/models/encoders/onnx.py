@@ -66,6 +66,13 @@ class OnnxBackend:
         """Each text's number of tokens (cut to the model's limit)."""
         return [len(e.ids) for e in self.tokenizer.encode_batch(list(texts))]
 
+    def kept_chars(self, texts: list[str]) -> list[int] | None:
+        """Per text, the end of the last character its tokens within ``max_length`` cover (None:
+        no truncation, nothing is cut)."""
+        if not self.settings.max_length:
+            return None
+        return [max((end for _, end in e.offsets), default=0) for e in self.tokenizer.encode_batch(list(texts))]
+
     def feeds(self, texts: list[str]) -> dict[str, np.ndarray]:
         """The graph's inputs for ``texts``, padded to the longest (pad id 0, mask 0)."""
         encodings = self.tokenizer.encode_batch(texts)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from wefe_same.errors import ModelError
+from wefe_same.validation import OptionSpec, shown_value
 
 Backend = Literal["sbert", "hf", "onnx"]
 #: Where torch encoders run: ``auto`` is CUDA when torch sees a device, else the CPU.
@@ -61,6 +62,29 @@ DECODER_TYPES = frozenset({
     "falcon", "llama", "mistral", "mixtral", "qwen2", "qwen3", "phi", "phi3", "gemma", "gemma2", "gemma3_text",
     "olmo", "olmo2", "stablelm", "starcoder2", "granite", "cohere", "mpt", "xglm", "smollm3",
 })
+#: Characters one template may hold: a template is one sentence, and a model reads at most
+#: its positions (512 tokens for BERT, about 2 000 characters); a 1 MB template took 69 s
+#: to tokenize and was then cut to those positions anyway.
+MAX_TEMPLATE_CHARS = 2000
+#: Templates per word: each is one encoder pass per word.
+MAX_TEMPLATES = 200
+#: Context sentences per word: each is one encoder pass per word.
+MAX_CONTEXTS_PER_WORD = 1000
+#: ``layer=`` ends: far beyond any model's depth (the model's own count is checked on load).
+MAX_LAYER = 1000
+#: Each encoder setting's declared spec (:class:`~wefe_same.validation.OptionSpec`), as the
+#: spec options (``hf:NAME,pooling=cls``), ``LoadOptions`` and ``rank()`` take them.
+ENCODER_OPTIONS: dict[str, OptionSpec] = {
+    "pooling": OptionSpec("choice", choices=POOLINGS),
+    "layer": OptionSpec("int", low=-MAX_LAYER, high=MAX_LAYER,
+                        why="an index into hidden_states, 0 = embeddings, -1 = last, or a range FIRST:LAST"),
+    "revision": OptionSpec("text", high=200, why="a branch, tag or commit of the hub"),
+    "template": OptionSpec("text", high=MAX_TEMPLATE_CHARS,
+                           why="a template is one sentence; the model reads at most its positions"),
+    "templates": OptionSpec("int", low=1, high=MAX_TEMPLATES, why="each template is one encoder pass per word"),
+    "contexts_per_word": OptionSpec("int", low=1, high=MAX_CONTEXTS_PER_WORD,
+                                    why="each sentence is one encoder pass per word"),
+}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")
 _LIBRARIES = {
     "sbert": ("torch", "transformers", "sentence-transformers", "tokenizers"),
@@ -218,6 +242,8 @@ def parse_options(scheme: str, location: str) -> tuple[str, dict[str, str]]:
         if key in options:
             raise ModelError(BAD_OPTION.format(spec=spec, problem=f"option {key!r} is given twice"))
         options[key] = value.strip()
+        if key == "revision":
+            ENCODER_OPTIONS[key].check(f"model spec {spec!r}", key, options[key], ModelError)
     return path, options
 
 
@@ -232,9 +258,13 @@ def check_templates(templates: Sequence[str]) -> tuple[str, ...]:
     wefe_same.errors.ModelError: template 'This is a word.': has no {word} slot
     """
     seen: set[str] = set()
+    if len(templates) > MAX_TEMPLATES:
+        ENCODER_OPTIONS["templates"].check("encoder", "templates", len(templates), ModelError)
     for t in templates:
         if not isinstance(t, str):
             raise ModelError(BAD_TEMPLATE.format(template=t, problem="is not a string"))
+        if len(t) > MAX_TEMPLATE_CHARS:
+            ENCODER_OPTIONS["template"].check("encoder", "template", t, ModelError)
         if "{word}" not in t:
             raise ModelError(BAD_TEMPLATE.format(template=t, problem="has no {word} slot"))
         if t in seen:
@@ -495,16 +525,17 @@ def parse_layer(spec: str, raw: str) -> Layer:
     >>> parse_layer("hf:m", "last")
     Traceback (most recent call last):
     ...
-    wefe_same.errors.ModelError: model spec 'hf:m': layer='last' is not an integer or a range FIRST:LAST
+    wefe_same.errors.ModelError: model spec 'hf:m': layer='last' is not an integer in [-1000, 1000] or a range
+    FIRST:LAST of them
     """
     first, sep, last = raw.partition(":")
-    try:
-        if sep:
-            return int(first), int(last)
-        return int(raw)
-    except ValueError:
+    check = ENCODER_OPTIONS["layer"].parse
+    ends = [check(first), check(last)] if sep else [check(raw)]
+    if None in ends:
         raise ModelError(BAD_OPTION.format(
-            spec=spec, problem=f"layer={raw!r} is not an integer or a range FIRST:LAST")) from None
+            spec=spec, problem=f"layer={shown_value(raw)} is not an integer in [-{MAX_LAYER}, {MAX_LAYER}] or a range "
+                               "FIRST:LAST of them"))
+    return (ends[0], ends[1]) if sep else ends[0]
 
 
 def _base_name(location: str) -> str:
@@ -557,9 +588,8 @@ def _option_values(spec: str, options: dict[str, str], folder: Path | None,
     ``word-mean`` is the default (a word in a context sentence)."""
     config = read_config(folder)
     default = "word-mean" if word_default else default_pooling(config)
-    pooling = options.get("pooling", default)
-    if pooling not in POOLINGS:
-        raise ModelError(BAD_OPTION.format(spec=spec, problem=f"pooling={pooling!r}; use one of {', '.join(POOLINGS)}"))
+    pooling = ENCODER_OPTIONS["pooling"].check(f"model spec {spec!r}", "pooling", options.get("pooling", default),
+                                               ModelError)
     layer = parse_layer(spec, options.get("layer", "-1"))
     n_layers = n_layers_of(config)
     if n_layers is not None:

@@ -7,6 +7,7 @@ import importlib
 import importlib.util
 import json
 import sys
+import warnings
 from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -18,6 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from wefe_same.cachedir import encoders_dir
+from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.base import ModelSource
 from wefe_same.models.encoders.contexts import Span, Text, load_contexts, template_texts
 from wefe_same.models.encoders.hashing import files_sha256, folder_files
@@ -26,6 +28,7 @@ from wefe_same.models.encoders.parts import unpack_split_zip
 from wefe_same.models.encoders.settings import (
     _LIBRARIES,
     BATCH_SIZE,
+    ENCODER_OPTIONS,
     WORD_POOLINGS,
     EncoderSettings,
     Layer,
@@ -44,6 +47,7 @@ from wefe_same.models.encoders.settings import (
     torch_device,
 )
 from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
+from wefe_same.models.encoders.weights import check_safetensors
 from wefe_same.models.specs import LoadOptions
 from wefe_same.versions import package_version
 
@@ -51,6 +55,8 @@ from wefe_same.versions import package_version
 #: model's identity and description asked for three). The libraries a process has imported
 #: are the ones that encode, whatever a later installation changes on disk.
 _version = cache(package_version)
+CUT_OFF = ("model {model!r}: {n} word(s) lie past the model's {positions}positions in every text they are "
+           "encoded in and are marked missing (first: {first!r}); use shorter templates or context sentences")
 
 
 def encoder_cache(settings: EncoderSettings) -> Path:
@@ -87,6 +93,8 @@ class EncoderSource(ModelSource):
         self.used_batch_size: int | None = None
         #: Per word, how many context sentences the last lookup found (``contexts`` only).
         self.context_counts: dict[str, int] | None = None
+        #: The words of the last lookup that lay past the model's positions in all their texts.
+        self.cut_off: list[str] = []
 
     # ------------------------------------------------------------------ pickling
     def __getstate__(self) -> dict[str, Any]:
@@ -153,6 +161,7 @@ class EncoderSource(ModelSource):
         if any(a >= b for a, b in pairwise(words)):
             raise ValueError("EncoderSource.lookup_matrix takes sorted, distinct words")
         self.context_counts = None
+        self.cut_off = []
         if not words:
             return np.zeros((0, 0)), np.zeros(0, dtype=bool)
         s = self.settings
@@ -172,8 +181,11 @@ class EncoderSource(ModelSource):
         texts = self.texts(words)
         self.context_counts = {w: len(texts[w]) for w in words} if s.contexts is not None else None
         backend = self._load()
+        texts = self._drop_cut_off(backend, words, texts)
         # Sentence poolings: one vector per distinct text; word poolings: per text and span.
         keys = sorted({item if word_level else (item[0], ()) for w in words for item in texts[w]})
+        if not keys:  # no word has a text (no context sentence holds any): every word is missing
+            return np.zeros((len(words), getattr(backend, "dim", None) or 1)), np.zeros(len(words), dtype=bool)
         row = {k: i for i, k in enumerate(keys)}
         encoded = self._encode(backend, [k[0] for k in keys], [k[1] for k in keys] if word_level else None)
         if not word_level:
@@ -189,6 +201,25 @@ class EncoderSource(ModelSource):
                 matrix[i] = rows.mean(axis=0)
                 has[i] = True
         return matrix, has
+
+    def _drop_cut_off(self, backend: Any, words: Sequence[str], texts: dict[str, list[Text]]) -> dict[str, list[Text]]:
+        """``texts`` without those in which the word lies past the model's positions: truncation
+        keeps a text's start, so a word there would get the vector of the rest of the text
+        (every word the same one, in one template), whatever the pooling. A word left with
+        no text is missing, with one warning per model naming how many, and the first."""
+        distinct = sorted({text for w in words for text, _ in texts[w]})
+        ends = backend.kept_chars(distinct) if distinct else None
+        if ends is None:
+            return texts
+        kept = dict(zip(distinct, ends))
+        out = {w: [(text, spans) for text, spans in texts[w] if any(a < kept[text] for a, _ in spans)] for w in words}
+        self.cut_off = [w for w in words if texts[w] and not out[w]]
+        if self.cut_off:
+            positions = getattr(backend, "max_length", None) or self.settings.max_length
+            warnings.warn(CUT_OFF.format(model=self.name, n=len(self.cut_off), first=self.cut_off[0],
+                                         positions=f"{positions} " if positions else ""),
+                          WefeSameWarning, stacklevel=2)
+        return out
 
     def texts(self, words: Sequence[str]) -> dict[str, list[Text]]:
         """Per word, the texts it is encoded in and its character spans in each."""
@@ -311,6 +342,8 @@ class EncoderSource(ModelSource):
                 counts = self.context_counts
                 out["context_counts"] = json.dumps(counts, ensure_ascii=False, sort_keys=True)
                 out["words_without_context"] = str(sum(1 for n in counts.values() if n == 0))
+        if self.cut_off:
+            out["cut_off_words"] = json.dumps(self.cut_off, ensure_ascii=False)
         out["batch_size"] = str(self.used_batch_size or self.batch_size)
         out["device"] = self._backend.device if self._backend is not None else _default_device(s)
         if self._backend is not None and self._backend.dim:
@@ -383,6 +416,7 @@ def _scheme_builder(scheme: Literal["sbert", "hf"], name: str | None, location: 
     loc = locate(spec, path, revision=revision, allow_download=options.allow_download)
     if loc.folder is not None:
         check_weights(spec, loc.folder, trust_pickle=options.trust_pickle)
+        check_safetensors(spec, loc.folder, encoders_dir(options.cache))
     pooling: Pooling
     layer: Layer
     if scheme == "hf":
@@ -404,7 +438,9 @@ def context_settings(options: LoadOptions) -> dict[str, Any]:
     is encoded in (beside ``templates``), and the device it runs on."""
     return {"name_templates": check_templates(options.name_templates), "template_label": options.template_label,
             "contexts": None if options.contexts is None else str(Path(options.contexts).resolve()),
-            "contexts_per_word": options.contexts_per_word, "seed": options.seed, "device": options.device}
+            "contexts_per_word": ENCODER_OPTIONS["contexts_per_word"].check(
+                "encoder", "contexts_per_word", options.contexts_per_word, ModelError),
+            "seed": options.seed, "device": options.device}
 
 
 def source_label(s: EncoderSettings, *, default_pooling: str = "mean") -> str:

@@ -64,9 +64,17 @@ def _loading(spec: str, loc: Location) -> Iterator[None]:
             raise ModelError(f"model spec {spec!r}: cannot load {loc.folder} ({_first_line(err)})") from None
         raise ModelError(DOWNLOAD_FAILED.format(spec=spec, location=loc.hub_id, error=_first_line(err))) from None
     except Exception as err:
+        if loc.folder is not None and _unreadable_weights(err):  # a cut or corrupt model.safetensors
+            raise ModelError(f"model spec {spec!r}: cannot load {loc.folder}: a weights file is damaged "
+                             f"({_first_line(err)})") from None
         if loc.folder is not None:
             raise
         raise ModelError(DOWNLOAD_FAILED.format(spec=spec, location=loc.hub_id, error=_first_line(err))) from None
+
+
+def _unreadable_weights(err: BaseException) -> bool:
+    """safetensors' own error (a header or data that does not parse), which is no OSError."""
+    return type(err).__name__ == "SafetensorError" and type(err).__module__.startswith("safetensors")
 
 
 class _SbertBackend:
@@ -102,6 +110,10 @@ class _SbertBackend:
             ids = tokenizer(list(texts), truncation=True, verbose=False,
                             max_length=int(getattr(self.model, "max_seq_length", None) or 512))["input_ids"]
         return [len(i) for i in ids]
+
+    def kept_chars(self, texts: Sequence[str]) -> list[int] | None:
+        """Per text, the characters its tokens within the model's positions cover (:func:`kept_chars`)."""
+        return kept_chars(self.model.tokenizer, texts, int(getattr(self.model, "max_seq_length", None) or 512))
 
     def encode(self, texts: list[str], spans: Sequence[Sequence[tuple[int, int]]] | None = None) -> np.ndarray:
         """The model's own sentence embedding (its Pooling module); ``spans`` are not used."""
@@ -179,6 +191,12 @@ class _HfBackend:
         n_layers = int(getattr(self.model.config, "num_hidden_layers", 0) or 12)
         return _cuda_batch(self.dim or 768, n_layers, tokens, default)
 
+    def kept_chars(self, texts: Sequence[str]) -> list[int] | None:
+        """Per text, the characters its tokens within the model's positions cover (:func:`kept_chars`)."""
+        if self.tokens is not None:  # tokenized once per process: the rows are there already
+            return [int(r[:, 3].max()) if len(r) else 0 for r in self.tokens.rows(texts)]
+        return kept_chars(self.tokenizer, texts, self.max_length)
+
     def _warn_cut(self, long: Sequence[str]) -> None:
         warnings.warn(
             f"model spec {self.settings.spec!r}: {len(long)} text(s) are longer than the model's "
@@ -227,6 +245,18 @@ class _HfBackend:
             if s.normalize:  # a model that ends in sentence-transformers' Normalize module
                 pooled = torch.nn.functional.normalize(pooled, p=2, dim=1)
             return pooled.float().cpu().numpy()
+
+
+def kept_chars(tokenizer: Any, texts: Sequence[str], max_length: int) -> list[int] | None:
+    """Per text, the end of the last character that a token within ``max_length`` covers: a
+    word that starts at or after it is cut off (truncation keeps the start of a text). None
+    for a tokenizer without an offset mapping (not a fast one): then nothing is known cut."""
+    if not getattr(tokenizer, "is_fast", False):
+        return None
+    with TOKENIZER_LOCK:  # a shared tokenizer's truncation is set per call
+        offsets = tokenizer(list(texts), truncation=True, max_length=max_length, return_offsets_mapping=True,
+                            verbose=False)["offset_mapping"]
+    return [max((int(end) for _, end in row), default=0) for row in offsets]
 
 
 def _cuda_batch(hidden_size: int, n_layers: int, tokens: int, default: int) -> int:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
-from wefe_same.models.encoders.settings import POOLINGS, _base_name, layer_text, parse_layer, parse_options
+from wefe_same.models.encoders.settings import ENCODER_OPTIONS, _base_name, layer_text, parse_layer, parse_options
 from wefe_same.models.specs import split_name
 
 #: What ``--vary`` can vary, in the order names show them.
@@ -62,8 +62,8 @@ def parse_vary(items: Sequence[str] | str | Mapping[str, Sequence[str]]) -> dict
         if len(set(values)) != len(values) or not all(values):
             raise ModelError(f"--vary {key}={','.join(values)}: a value is empty or given twice")
         for v in values:
-            if key == "pooling" and v not in POOLINGS:
-                raise ModelError(f"--vary pooling={v!r}: use one of {', '.join(POOLINGS)}")
+            if key == "pooling":
+                ENCODER_OPTIONS["pooling"].check("--vary", "pooling", v, ModelError)
             if key == "layer":
                 parse_layer(f"--vary layer={v}", v)
         out[key] = tuple(values)
