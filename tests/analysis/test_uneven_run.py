@@ -1,0 +1,97 @@
+"""A small-vocabulary model ranked with GloVe (glove-6b-50d): the uneven metrics are named at
+the terminal, in RankResult.warnings, the manifest and on the page; ``--nan-policy common``
+ranks every metric on the subqueries both models define (issue 29)."""
+
+import json
+import re
+import subprocess
+import sys
+from itertools import combinations
+
+import numpy as np
+import pytest
+from conftest import write_glove
+
+from wefe_same import rank
+from wefe_same.output.report_html import UNEVEN_MARK, rebuild_report
+
+SETS = {
+    "male": ["he", "him", "man", "boy"],
+    "female": ["she", "her", "woman", "girl"],
+    "career": ["executive", "management", "salary", "office"],
+    "family": ["home", "parents", "children", "family"],
+    "math": ["math", "algebra", "geometry", "calculus"],
+    "arts": ["poetry", "art", "dance", "literature"],
+}
+QUERY = "\n".join(['[meta]\nname = "mixed"']
+                  + [f"[sets.{name}]\nwords = {json.dumps(words)}" for name, words in SETS.items()]
+                  + ['[[queries]]\ntargets = ["male", "female"]\n'
+                     'attributes = ["career", "family", "math", "arts"]'])
+#: The small model has no math word: its (2, 2) subqueries with "math" are NaN (3 of 6 left),
+#: its (2, 1) subquery on "math" too (3 of 4 left).
+SMALL_WORDS = [w for name, words in SETS.items() if name != "math" for w in words]
+METRICS = ["WEAT-ES", "RND"]
+
+
+@pytest.fixture(scope="module")
+def inputs(tmp_path_factory):
+    root = tmp_path_factory.mktemp("uneven")
+    (root / "mixed.toml").write_text(QUERY)
+    write_glove(root / "small.txt", SMALL_WORDS, np.random.default_rng(5).normal(size=(len(SMALL_WORDS), 50)))
+    return root
+
+
+def test_the_terminal_the_manifest_and_the_page_name_the_uneven_metrics(inputs, tmp_path):
+    out = tmp_path / "results"
+    proc = subprocess.run([sys.executable, "-m", "wefe_same.cli", "rank", "--models", "glove-6b-50d",
+                           f"small=glove:{inputs / 'small.txt'}", "--queries", str(inputs / "mixed.toml"),
+                           "--metrics", *METRICS, "--permutations", "0", "--no-cache", "--formats", "png",
+                           "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    said = {"WEAT-ES": "WEAT-ES: model 'small' is defined on 3 of 6 subqueries, 'glove-6b-50d' on 6 of 6: their "
+                       "aggregates are not comparable; --nan-policy common ranks on the subqueries every model defines",
+            "RND": "RND: model 'small' is defined on 3 of 4 subqueries, 'glove-6b-50d' on 4 of 4: their "
+                   "aggregates are not comparable; --nan-policy common ranks on the subqueries every model defines"}
+    for metric, line in said.items():
+        assert proc.stderr.count(line) == 1, (metric, proc.stderr)  # once
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert [w for w in manifest["warnings"] if w in said.values()] == list(said.values())
+    page = (out / "report.html").read_text()
+    for line in said.values():
+        assert line.replace("'", "&#x27;") in page
+    assert _marked(page) == {("small", "WEAT-ES"), ("small", "RND")}
+    # Rebuilt from the folder's tables (wefe-same report): the same cells are marked.
+    path, _ = rebuild_report(out)
+    assert _marked(path.read_text()) == {("small", "WEAT-ES"), ("small", "RND")}
+
+
+def _marked(page: str) -> set[tuple[str, str]]:
+    """(model, metric) of the rank cells of the per-metric table that carry the mark."""
+    table = page.split('aria-label="Per-metric rankings"', 1)[1].split("</table>", 1)[0]
+    head = re.findall(r'class="sort">([^<]*)</button>', table)
+    marked = set()
+    for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>", 1)[1]):
+        cells = re.findall(r"<td[^>]*>([^<]*)</td>", row)
+        marked |= {(cells[0], head[j]) for j, c in enumerate(cells) if j and c.endswith(UNEVEN_MARK)}
+    return marked
+
+
+def test_common_ranks_each_metric_on_the_subqueries_both_models_define(inputs):
+    models = ["glove-6b-50d", f"small=glove:{inputs / 'small.txt'}"]
+    kw = dict(queries=[str(inputs / "mixed.toml")], metrics=METRICS, permutations=0, cache=False, progress=False)
+    with pytest.warns(UserWarning, match="every model is ranked on the 3 subqueries they all define"):
+        result = rank(models, nan_policy="common", **kw)
+    expected_common = {"WEAT-ES": [f"{a}+{b}" for a, b in combinations(["career", "family", "arts"], 2)],
+                       "RND": ["career", "family", "arts"]}
+    for metric in METRICS:
+        scores = result.scores[metric]
+        assert scores.loc["glove-6b-50d"].notna().all()
+        common = [c for c in scores.columns if scores.loc["small", c] == scores.loc["small", c]]
+        assert [c.split("|")[1] for c in common] == expected_common[metric]
+        # By hand: one query set, order |x|: the mean of |score| over the common subqueries.
+        for model in ("glove-6b-50d", "small"):
+            by_hand = sum(abs(float(scores.loc[model, c])) for c in common) / len(common)
+            assert result.aggregates.at[model, metric] == pytest.approx(by_hand, rel=1e-12)
+        assert sorted(result.rankings[metric].tolist()) == [1, 2]
+    assert any("every model is ranked on the 3 subqueries" in w for w in result.warnings)
+    assert result.manifest["settings"]["nan_policy"] == "common"
