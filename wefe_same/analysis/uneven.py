@@ -25,8 +25,8 @@ import pandas as pd
 
 from wefe_same.errors import short_list
 
-#: Models named per group of a warning before "… and N more".
-NAMED = 3
+#: Models named per group of a warning before "and N more".
+NAMED = 2
 
 
 @dataclass(frozen=True)
@@ -95,54 +95,89 @@ def _plural(n: int, one: str, many: str) -> str:
     return one if n == 1 else many
 
 
-def _who(u: Uneven) -> str:
-    """"model 'small' is defined on 1 of 8 subqueries, 'glove' on 8 of 8", fewest first."""
+def _groups(u: Uneven) -> list[tuple[int, tuple[str, ...]]]:
+    """(count, models) of the models defined on the same number of subqueries, fewest first."""
     groups: dict[int, list[str]] = {}
     for model, count in u.defined.items():
         groups.setdefault(count, []).append(model)
-    parts = []
-    for k, (count, models) in enumerate(sorted(groups.items())):
-        names = short_list(models, shown=NAMED, quote=True)
-        amount = "none" if count == 0 else f"{count} of {u.n_subqueries}"
-        if k == 0:
-            noun, verb = ("model", "is") if len(models) == 1 else ("models", "are")
-            amount = "none" if count == 0 else f"{amount} subqueries"
-            parts.append(f"{noun} {names} {verb} defined on {amount}")
-        else:
-            parts.append(f"{names} on {amount}")
-        if count == 0:
-            parts[-1] += " (not ranked)"
-    return ", ".join(parts) + (" (not all the same ones)" if u.same_count_differ else "")
+    return [(count, tuple(models)) for count, models in sorted(groups.items())]
+
+
+def _names(models: Sequence[str]) -> str:
+    """"'a'", "'a', 'b'", "'a', 'b' and 3 more": a line stays short at any number of models."""
+    named = ", ".join(short_list([m], quote=True) for m in models[:NAMED])
+    return named if len(models) <= NAMED else f"{named} and {len(models) - NAMED} more"
+
+
+def _amount(count: int, n: int) -> str:
+    return "none" if count == 0 else f"{count} of {n}"
 
 
 def uneven_warnings(found: Sequence[Uneven], nan_policy: str, *, per_model_draws: bool = False) -> list[str]:
-    """One line per group of uneven metrics whose models are defined alike (the same
-    counts), in the order of ``found``: which models, how many of how many subqueries,
-    and what that means under ``nan_policy``. ``per_model_draws``: the run has
+    """One line per grouping of the models (the same models defined on fewer subqueries),
+    in the order of ``found``: which models, which metrics, how many of how many
+    subqueries, and what that means under ``nan_policy``. ``per_model_draws``: the run has
     word-bootstrap or halves draws, which are aggregated per model."""
-    groups: dict[tuple[str, int], list[str]] = {}
+    lines: dict[tuple[tuple[str, ...], ...], dict[tuple[tuple[int, ...], int, int, bool], list[str]]] = {}
     for u in found:
-        groups.setdefault((_who(u), u.n_common), []).append(u.metric)
-    return [_warning(", ".join(metrics), who, n_common, nan_policy, per_model_draws)
-            for (who, n_common), metrics in groups.items()]
+        groups = _groups(u)
+        how = (tuple(c for c, _ in groups), u.n_subqueries, u.n_common, u.same_count_differ)
+        lines.setdefault(tuple(m for _, m in groups), {}).setdefault(how, []).append(u.metric)
+    out = []
+    for who, parts in lines.items():
+        zero = any(n_common == 0 for _, _, n_common, _ in parts)
+        if len(parts) == 1:
+            ((counts, n, n_common, differ), metrics), = parts.items()
+            head = ", ".join(metrics) + ": " + _one_metric(who, counts, n, differ)
+            subject = f"{metrics[0]} ranks" if len(metrics) == 1 else f"{', '.join(metrics)} rank"
+        else:
+            verb = "is" if len(who[0]) == 1 else "are"
+            lead = (f"{_names(who[0])} {verb} defined on fewer subqueries than {_names(who[1])}" if len(who) == 2
+                    else " vs ".join(_names(models) for models in who) + ", subqueries defined")
+            head = lead + ": " + "; ".join(
+                f"{', '.join(metrics)} {' vs '.join(str(c) if c else 'none' for c in counts)} of {n}"
+                + (f", {n_common} common" if nan_policy == "common" else "")
+                + (" (not all the same ones)" if differ else "")
+                for (counts, n, n_common, differ), metrics in parts.items())
+            n_common, subject = -1, ""
+        out.append(head + _consequence(nan_policy, n_common, zero, per_model_draws, subject))
+    return out
 
 
-def _warning(names: str, who: str, n_common: int, nan_policy: str, per_model_draws: bool) -> str:
-    head = f"{names}: {who}"
+def _one_metric(who: tuple[tuple[str, ...], ...], counts: tuple[int, ...], n: int, differ: bool) -> str:
+    """"model 'small' is defined on 1 of 8 subqueries, 'glove' on 8 of 8"."""
+    parts = []
+    for k, (count, models) in enumerate(zip(counts, who)):
+        amount = _amount(count, n) + ("" if count == 0 or k else " subqueries")
+        if k == 0:
+            noun, verb = ("model", "is") if len(models) == 1 else ("models", "are")
+            parts.append(f"{noun} {_names(models)} {verb} defined on {amount}")
+        else:
+            parts.append(f"{_names(models)} on {amount}")
+        if count == 0:
+            parts[-1] += " (not ranked)"
+    return ", ".join(parts) + (" (not all the same ones)" if differ else "")
+
+
+def _consequence(nan_policy: str, n_common: int, zero: bool, per_model_draws: bool, subject: str) -> str:
+    """What the policy makes of it; ``n_common`` -1 when the line holds several counts;
+    ``subject`` "WEAT ranks" (the metrics of a line with one count)."""
+    if nan_policy == "propagate":
+        return ": under --nan-policy propagate the models that lack a subquery are not ranked"
     if nan_policy == "common":
         if n_common == 0:
-            return f"{head}: no subquery is defined by every ranked model, so under --nan-policy common {names} " \
-                   "ranks no model"
-        tail = (f": every model is ranked on the {n_common} {_plural(n_common, 'subquery', 'subqueries')} "
-                "they all define (--nan-policy common)")
+            return ": no subquery is defined by every ranked model, so under --nan-policy common " \
+                   f"{subject} no model"
+        common = "the subqueries" if n_common < 0 else f"the {n_common} {_plural(n_common, 'subquery', 'subqueries')}"
+        tail = f": every model is ranked on {common} they all define (--nan-policy common)"
+        if zero:
+            tail += "; a metric with none common ranks no model"
         if per_model_draws:
             tail += "; the --bootstrap-words and --halves draws still average each model's own defined subqueries"
-        return head + tail
-    if nan_policy == "propagate":
-        return f"{head}: under --nan-policy propagate the models that lack a subquery are not ranked"
-    advice = ("--nan-policy common ranks on the subqueries every model defines" if n_common
-              else "no subquery is defined by every ranked model, so --nan-policy common would rank no model")
-    return f"{head}: their aggregates are not comparable; {advice}"
+        return tail
+    advice = ("no subquery is defined by every ranked model, so --nan-policy common would rank no model"
+              if n_common == 0 else "--nan-policy common ranks on the subqueries every model defines")
+    return f": their aggregates are not comparable; {advice}"
 
 
 def cell_note(u: Uneven, model: str, nan_policy: str) -> str:

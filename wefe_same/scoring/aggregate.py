@@ -77,18 +77,21 @@ def aggregate(
 
 
 def common_columns(scores: pd.DataFrame) -> list[str]:
-    """The subqueries (columns) that every model with at least one defined score defines.
+    """The subqueries (columns) that every model with at least one defined score defines,
+    and those that none defines (they add nothing to any mean, as under ``"skip"``; kept,
+    a matrix whose models are all defined alike is aggregated exactly as ``"skip"`` does).
 
     A model with no defined score at all is left out of "every model": it is ranked under
     no policy, and counting it would leave no common subquery.
 
     >>> nan = float("nan")
-    >>> common_columns(pd.DataFrame({"a": [1.0, 2.0, nan], "b": [nan, 1.0, nan], "c": [3.0, 1.0, nan]}))
-    ['a', 'c']
+    >>> common_columns(pd.DataFrame({"a": [1.0, 2.0, nan], "b": [nan, 1.0, nan], "c": [3.0, 1.0, nan],
+    ...                              "d": [nan, nan, nan]}))
+    ['a', 'c', 'd']
     """
     defined = scores.notna().to_numpy()
-    ranked = defined.any(axis=1)
-    keep = defined[ranked].all(axis=0)
+    defined = defined[defined.any(axis=1)]
+    keep = defined.all(axis=0) | ~defined.any(axis=0)
     return [c for c, k in zip(scores.columns, keep) if k]
 
 
