@@ -10,10 +10,12 @@ from itertools import combinations
 
 import numpy as np
 import pytest
-from conftest import write_glove
+from conftest import GENDER_WORDS, random_source, write_glove
 
 from wefe_same import rank
+from wefe_same.cli import build_parser
 from wefe_same.output.report_html import UNEVEN_MARK, rebuild_report
+from wefe_same.run.config import RankConfig
 
 SETS = {
     "male": ["he", "him", "man", "boy"],
@@ -92,3 +94,23 @@ def test_common_ranks_each_metric_on_the_subqueries_both_models_define(inputs):
         assert sorted(result.rankings[metric].tolist()) == [1, 2]
     assert any("every model is ranked on the subqueries they all define" in w for w in result.warnings)
     assert result.manifest["settings"]["nan_policy"] == "common"
+
+
+def test_the_command_line_takes_common_and_the_word_draws_are_said_to_be_per_model(toy_query):
+    args = build_parser().parse_args(["rank", "--nan-policy", "common"])
+    assert RankConfig.from_namespace(args).nan_policy == "common"
+    # "gappy" lacks "engineer": with no missing word allowed its two "career" subqueries are NaN.
+    gappy = random_source("gappy", 3, words=[w for w in GENDER_WORDS if w != "engineer"])
+    models = [random_source("m0", 0), random_source("m1", 1), gappy]
+    with pytest.warns(UserWarning, match="the --bootstrap-words and --halves draws still average each model's "
+                                         "own defined subqueries"):
+        result = rank(models, [toy_query], ["RND"], nan_policy="common", missing_threshold=0.0, halves=2,
+                      bootstrap=20, cache=False, progress=False)
+    scores = result.scores["RND"]
+    assert scores.loc["gappy"].isna().tolist() == [True, False]
+    by_hand = scores.iloc[:, 1].abs()  # the one subquery every model defines
+    np.testing.assert_allclose(result.aggregates["RND"].to_numpy(), by_hand.to_numpy(), rtol=0, atol=1e-15)
+    # The subquery bootstrap resamples that one subquery: every draw is the point estimate.
+    ci = result.aggregates_ci.set_index("model")
+    np.testing.assert_allclose(ci.loc[list(scores.index), "ci_low"], by_hand.to_numpy(), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(ci.loc[list(scores.index), "ci_high"], by_hand.to_numpy(), rtol=0, atol=1e-15)
