@@ -85,7 +85,12 @@ def rank(
     missing_threshold : float in [0, 1], default 0.2
         A set that loses a larger share of its words makes its subquery NaN.
     ties : {"min", "average", "max", "dense", "first"}
-    nan_policy : {"skip", "propagate"}
+    nan_policy : {"skip", "propagate", "common"}, default "skip"
+        How a metric's aggregate treats undefined (NaN) subquery scores: "skip" averages
+        each model's defined subqueries; "propagate" gives a NaN aggregate for any NaN;
+        "common" averages, for every model, only the subqueries that every model with a
+        defined score defines, so that the ranking compares like with like. Whenever
+        models are scored on different subqueries of a metric the run warns, naming them.
     correlation : {"spearman", "kendall"}
     permutations : int >= 0, default 10 000
         Sampled splits of the WEAT permutation test when there are more than 100 000

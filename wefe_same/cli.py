@@ -340,7 +340,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "together; the bundled library gives 937) (default: %(default)s)")
     p.add_argument("--ties", choices=TIES, default="min", help="tie rule (default: %(default)s)")
     p.add_argument("--nan-policy", choices=NAN_POLICIES, default="skip",
-                   help="skip or propagate NaN scores (default: %(default)s)")
+                   help="undefined subquery scores: skip (average each model's defined ones), propagate "
+                        "(any NaN gives NaN), common (rank every metric on the subqueries every model "
+                        "defines) (default: %(default)s)")
     p.add_argument("--correlation", choices=CORRELATIONS, default="spearman",
                    help="correlation between rankings (default: %(default)s)")
     p.add_argument("--permutations", type=int, default=10_000,

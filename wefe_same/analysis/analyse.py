@@ -23,6 +23,7 @@ from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
+from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
 from wefe_same.errors import WefeSameWarning
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.model import ModelScores, stream_seed
@@ -122,6 +123,11 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         rankings = rankings.join(fixed)
     rho, pvalues = correlations(rankings, plan.correlation)
     out = Analysis(aggregates, rankings, rho, pvalues, set_apart=[] if fixed is None else list(fixed.columns))
+    # Models scored on different subqueries of a metric: said once, in the manifest's words too.
+    for message in uneven_warnings(uneven_metrics(scores, [s.name for s in plan.specs]), plan.nan_policy,
+                                   per_model_draws=bool(plan.bootstrap_words or plan.halves)):
+        out.warnings.append(message)
+        warnings.warn(message, WefeSameWarning, stacklevel=2)
 
     if plan.bootstrap:
         out.aggregates_ci, out.correlations_ci, out.rank_stability = subquery_bootstrap(

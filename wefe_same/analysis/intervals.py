@@ -15,6 +15,7 @@ from wefe_same.analysis.correlation import correlations, spearman_draws
 from wefe_same.analysis.ranking import NanPolicy, Ties, to_bias_scale, weighted_overall
 from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.metrics.registry import MetricSpec
+from wefe_same.scoring.aggregate import common_columns
 
 
 def resample_within_strata(strata: list[np.ndarray], draws: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -181,9 +182,11 @@ def subquery_draws(
     overall = np.empty((draws, len(models), len(specs)))
     for k, spec in enumerate(specs):
         frame = scores[spec.name].reindex(list(models))
+        if nan_policy == "common":  # every draw resamples the subqueries every ranked model defines
+            frame = frame[common_columns(frame)]
         matrix = to_bias_scale(frame, spec).to_numpy(dtype=float)
         sets = list(dict.fromkeys(column_sets[spec.name].values()))
-        cols = [np.array([i for i, c in enumerate(frame.columns) if column_sets[spec.name][c] == qs])
+        cols = [np.array([i for i, c in enumerate(frame.columns) if column_sets[spec.name][c] == qs], dtype=np.intp)
                 for qs in sets]
         per_set = np.stack([_mean(matrix[:, idx], nan_policy) for idx in resample_within_strata(cols, draws, rng)],
                            axis=-1)  # (models, draws, sets)

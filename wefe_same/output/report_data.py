@@ -165,6 +165,11 @@ def read_word_bias(folder: Path, metrics: tuple[str, ...] = WORD_METRICS) -> pd.
         if not path.is_file():
             continue
         if name.endswith(".parquet"):
+            import pyarrow.parquet as pq  # as the word table imports it: when a Parquet file is read
+
+            with open(path, "rb") as fh:
+                if pq.read_metadata(fh).num_rows == 0:  # no word rows: its label columns have no type to filter
+                    return None
             return pd.read_parquet(path, columns=WORD_COLUMNS, filters=[("metric", "in", list(metrics))])
         text = dict.fromkeys(["model", "metric", "subquery", "word", "component"], str)
         chunks = [chunk[chunk["metric"].isin(metrics)]

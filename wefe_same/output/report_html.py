@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wefe_same.analysis.uneven import cell_note, uneven_metrics
 from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
@@ -90,9 +91,9 @@ def _num(value: float, digits: int = 4) -> str:
     return _td(fmt(value, digits), sort=value, numeric=True)
 
 
-def _rank(value: float, title: str | None = None) -> str:
+def _rank(value: float, title: str | None = None, mark: str = "") -> str:
     text = str(int(value)) if np.isfinite(value) else "–"
-    return _td(text, sort=value, title=title, numeric=True)
+    return _td(text + mark, sort=value, title=title, numeric=True)
 
 
 def _table(headers: list[str], rows: list[list[str]], *, titles: Mapping[str, str] | None = None,
@@ -125,6 +126,19 @@ def _fig(svg: str) -> str:
 def _metric_orders(data: ReportData) -> dict[str, str]:
     return {m["name"]: f"{m['name']}: template {m.get('template', '?')}, order {m.get('order', '?')}"
             for m in data.manifest.get("metrics", []) if isinstance(m, dict) and "name" in m}
+
+
+UNEVEN_MARK = "†"
+UNEVEN_NOTE = (f"{UNEVEN_MARK}: the model is defined on fewer (or other) subqueries of the metric than another model "
+               "of the run; hover the cell, and see Warnings.")
+
+
+def _uneven_cells(data: ReportData) -> dict[tuple[str, str], str]:
+    """(model, metric) → hover text, for the models that lack a subquery another model of
+    the metric defines (:mod:`wefe_same.analysis.uneven`)."""
+    policy = str(data.manifest.get("settings", {}).get("nan_policy", "skip"))
+    return {(model, u.metric): cell_note(u, model, policy)
+            for u in uneven_metrics(data.scores, data.metric_names) for model in u.short}
 
 
 def _overall_order(data: ReportData) -> list[str]:
@@ -169,6 +183,12 @@ def _rank_matrix(data: ReportData) -> str:
     ranks = data.rankings.reindex(index=models, columns=metrics).to_numpy(float)
     texts = [["–" if not np.isfinite(r) else str(int(r)) for r in row] for row in ranks]
     tips = [[f"{m} · {metric}: rank {t}" for metric, t in zip(metrics, row)] for m, row in zip(models, texts)]
+    uneven = _uneven_cells(data)
+    for i, model in enumerate(models):
+        for j, metric in enumerate(metrics):
+            if (model, metric) in uneven:
+                texts[i][j] += UNEVEN_MARK
+                tips[i][j] += f"; {uneven[(model, metric)]}"
     iv = data.rank_intervals
     if iv is not None:
         cols = ["rank_ci_low", "rank_ci_high"] + (["share_same_rank"] if "share_same_rank" in iv.columns else [])
@@ -190,7 +210,7 @@ def _rank_matrix(data: ReportData) -> str:
     scale = Scale(1.0, max(float(len(models)), 2.0), SEQUENTIAL)
     svg = heatmap(ranks, models, metrics, tips, label="Ranks per metric", grad_id="grad-ranks", scale=scale,
                   texts=texts, legend="rank (darker = more biased)")
-    return _note(note) + _fig(svg)
+    return _note(note + (" " + UNEVEN_NOTE if uneven else "")) + _fig(svg)
 
 
 def _rankings(data: ReportData) -> str:
@@ -198,6 +218,7 @@ def _rankings(data: ReportData) -> str:
     cols = list(data.rankings.columns)
     overall = dict(zip(order, range(1, len(order) + 1))) if data.aggregation is not None else {}
     ci = _value_intervals(data)
+    uneven = _uneven_cells(data)
     rows = []
     for model in order:
         r = data.rankings.loc[model]
@@ -206,19 +227,22 @@ def _rankings(data: ReportData) -> str:
             cells.append(_rank(float(overall[model])))
         for c in cols:
             value = data.aggregates.at[model, c] if c in data.aggregates.columns else np.nan
-            cells.append(_rank(r[c], title=f"aggregate {fmt(value, 4)}{ci.get((model, c), '')}"))
+            note = f"; {uneven[(model, c)]}" if (model, c) in uneven else ""
+            cells.append(_rank(r[c], title=f"aggregate {fmt(value, 4)}{ci.get((model, c), '')}{note}",
+                               mark=UNEVEN_MARK if note else ""))
         rows.append(cells)
     titles = _metric_orders(data)
     head = ["model"] + (["overall"] if overall else []) + cols
     parts = [_note("Rank of every model under each metric (1 = least biased; click a header to sort, hover a "
-                   "rank for the aggregate value)."), _table(head, rows, titles=titles, label="Per-metric rankings")]
+                   "rank for the aggregate value)." + (" " + UNEVEN_NOTE if uneven else "")),
+             _table(head, rows, titles=titles, label="Per-metric rankings")]
     value_rows = []
     for model in order:
         cells = [_td(model, sort=model)]
         for c in cols:
             value = data.aggregates.at[model, c] if c in data.aggregates.columns else np.nan
-            text = fmt(value, 4) + ci.get((model, c), "")
-            cells.append(_td(text, sort=value, numeric=True))
+            text = fmt(value, 4) + ci.get((model, c), "") + (UNEVEN_MARK if (model, c) in uneven else "")
+            cells.append(_td(text, sort=value, title=uneven.get((model, c)), numeric=True))
         value_rows.append(cells)
     parts.append("<h3>Aggregates</h3>")
     parts.append(_note("Each metric's aggregate over its subqueries (the value it ranks by)"

@@ -9,11 +9,11 @@ from __future__ import annotations
 from typing import Literal
 
 Ties = Literal["min", "average", "max", "dense", "first"]
-NanPolicy = Literal["skip", "propagate"]
+NanPolicy = Literal["skip", "propagate", "common"]
 CorrelationMethod = Literal["spearman", "kendall"]
 UnicodeErrors = Literal["strict", "replace", "ignore"]
 TIES: tuple[Ties, ...] = ("min", "average", "max", "dense", "first")
-NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate")
+NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate", "common")
 CORRELATIONS: tuple[CorrelationMethod, ...] = ("spearman", "kendall")
 UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")

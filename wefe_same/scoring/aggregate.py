@@ -17,7 +17,8 @@ import pandas as pd
 from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.metrics.registry import MetricSpec
 
-NanPolicy = Literal["skip", "propagate"]
+NanPolicy = Literal["skip", "propagate", "common"]
+NAN_POLICY_NAMES = ("skip", "propagate", "common")
 OVERALL = "overall"
 
 def to_bias_scale(values: pd.DataFrame | pd.Series, spec: MetricSpec) -> pd.DataFrame | pd.Series:
@@ -44,9 +45,13 @@ def aggregate(
     scores : DataFrame, models × subqueries
     column_sets : mapping subquery id → query set name
     weights : mapping query set name → number of its queries that fit the metric
-    nan_policy : {"skip", "propagate"}
+    nan_policy : {"skip", "propagate", "common"}
         "skip" averages the defined scores (the count is reported); "propagate" makes
-        any NaN score give a NaN aggregate.
+        any NaN score give a NaN aggregate; "common" averages, for every model, the
+        subqueries that every model of ``scores`` with at least one defined score
+        defines (:func:`common_columns`), so that the aggregates rest on the same
+        subqueries. A query set with no common subquery drops out of every model's
+        overall aggregate alike; with none at all every aggregate is NaN.
 
     Returns
     -------
@@ -54,13 +59,14 @@ def aggregate(
         The overall column is the mean of the query-set aggregates weighted by query-set
         size (Badilla et al. 2020, §4.2).
     """
-    if nan_policy not in ("skip", "propagate"):
-        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip' or 'propagate'", nan_policy))
-    skipna = nan_policy == "skip"
+    if nan_policy not in NAN_POLICY_NAMES:
+        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip', 'propagate' or 'common'", nan_policy))
+    skipna = nan_policy != "propagate"
     scaled = to_bias_scale(scores, spec)
+    used = common_columns(scores) if nan_policy == "common" else list(scores.columns)
     sets = list(dict.fromkeys(column_sets[c] for c in scores.columns))
     per_set = pd.DataFrame(
-        {qs: scaled[[c for c in scores.columns if column_sets[c] == qs]].mean(axis=1, skipna=skipna)
+        {qs: scaled[[c for c in used if column_sets[c] == qs]].mean(axis=1, skipna=skipna)
          for qs in sets},
         index=scores.index,
     )
@@ -70,9 +76,29 @@ def aggregate(
     return per_set
 
 
+def common_columns(scores: pd.DataFrame) -> list[str]:
+    """The subqueries (columns) that every model with at least one defined score defines,
+    and those that none defines (they add nothing to any mean, as under ``"skip"``; kept,
+    a matrix whose models are all defined alike is aggregated exactly as ``"skip"`` does).
+
+    A model with no defined score at all is left out of "every model": it is ranked under
+    no policy, and counting it would leave no common subquery.
+
+    >>> nan = float("nan")
+    >>> common_columns(pd.DataFrame({"a": [1.0, 2.0, nan], "b": [nan, 1.0, nan], "c": [3.0, 1.0, nan],
+    ...                              "d": [nan, nan, nan]}))
+    ['a', 'c', 'd']
+    """
+    defined = scores.notna().to_numpy()
+    defined = defined[defined.any(axis=1)]
+    keep = defined.all(axis=0) | ~defined.any(axis=0)
+    return [c for c, k in zip(scores.columns, keep) if k]
+
+
 def weighted_overall(per_set: np.ndarray, weights: np.ndarray, nan_policy: NanPolicy = "skip") -> np.ndarray:
     """Σ_s w_s a_s / Σ_s w_s over the last axis (query sets): with ``"skip"`` over the sets
-    whose a_s is defined (NaN when none is), with ``"propagate"`` NaN when any is NaN."""
+    whose a_s is defined (NaN when none is), with ``"propagate"`` NaN when any is NaN
+    (``"common"`` is ``"skip"`` here: it acts on the subqueries before)."""
     if nan_policy == "propagate":
         return (per_set * weights).sum(axis=-1) / weights.sum()
     defined = ~np.isnan(per_set)
