@@ -103,7 +103,7 @@ def test_double_hard_equals_wefe(wefe, vectors, monkeypatch):
         model, definitional_pairs=[list(p) for p in PAIRS], bias_representation=["he", "she"])
     out = theirs.transform(model, ignore=SPECIFIC)
     ours = DoubleHardDebiasedSource(ArraySource("slice", words, matrix), definitional=PAIRS, equalize_pairs=EQUALIZE,
-                                    gender_specific=SPECIFIC, words=100, components=2)
+                                    gender_specific=SPECIFIC, words=100, components=2, flavour="wefe")
     fit = ours.fit
     assert np.allclose(fit.mean, theirs.embeddings_mean, atol=1e-6)
     assert np.abs(np.abs((fit.components * theirs.pca[:2]).sum(axis=1)) - 1).max() < 1e-6  # same up to sign
@@ -161,15 +161,17 @@ def test_ran_equals_repaired_wefe(wefe, vectors, monkeypatch):
     model = _wefe_model(wefe, words, matrix)
     out = ran_module.RepulsionAttractionNeutralization(epochs=300).fit(
         model, definitional_pairs=[list(p) for p in PAIRS]).transform(model, target=targets, ignore=SPECIFIC)
+    wefe_flavour = {k: v for k, v in method_parameters("+ran-debias", "flavour=wefe").items() if k != "epochs"}
     ours = RANDebiasedSource(ArraySource("slice", words, matrix), definitional=PAIRS, preserve=SPECIFIC,
-                             neutralization="dot")
+                             **wefe_flavour)
     found = ours.lookup(targets)
     cos = _cos(np.array([found[w] for w in targets]), np.array([out[w] for w in targets]))
     assert cos.min() >= COS
     unit = matrix[[words.index(w) for w in targets]]
     assert _cos(np.array([found[w] for w in targets]), unit).min() < 0.999  # it did move them
     # The paper's neutralisation (cosine) brings every word closer to orthogonal to g.
-    paper = RANDebiasedSource(ArraySource("slice", words, matrix), definitional=PAIRS, preserve=SPECIFIC).lookup(targets)
+    paper = RANDebiasedSource(ArraySource("slice", words, matrix), definitional=PAIRS, preserve=SPECIFIC,
+                              **wefe_flavour, neutralization="cosine").lookup(targets)
     g = ours.direction
     assert max(abs(paper[w] @ g) for w in targets) < np.abs(_cos(unit, np.tile(g, (len(targets), 1)))).max()
 
