@@ -151,7 +151,7 @@ class RANDebiasedSource(ModelSource):
                  name: str | None = None, suffix: str = "+ran-debias", progress: bool | None = None) -> None:
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
-        self.definitional = [tuple(p) for p in definitional]
+        self.definitional = [(str(a), str(b)) for a, b in definitional]
         self.preserve = frozenset(preserve)
         self.neighbours, self.theta, self.weights = int(neighbours), float(theta), tuple(float(x) for x in weights)
         self.lr, self.epochs, self.vocab = float(lr), int(epochs), vocab
