@@ -96,6 +96,8 @@ def test_spec_defaults_are_the_authors_and_flavour_wefe_is_wefes():
     assert method_parameters("+ran-debias", "flavour=wefe,candidates=150")["candidates"] == 150
     with pytest.raises(ModelError, match=r"\+ran-debias option flavour='paper' must be one of: authors, wefe"):
         resolve_model("glove-6b-50d+ran-debias[flavour=paper]")
+    with pytest.raises(ModelError, match=r"option pool applies to flavour=authors only"):
+        resolve_model("glove-6b-50d+double-hard-debias[flavour=wefe,pool=100]")
 
 
 def test_a_lost_definitional_pair_is_named():

@@ -109,6 +109,8 @@ def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> Mod
     definitional, equalize, specific = _bolukbasi()
     (lists,) = load_queries("debiasing")
     source = "queries/bolukbasi.toml"
+    if p["flavour"] == "wefe" and "pool" in p:
+        raise ModelError(f"{DOUBLE_HARD_SUFFIX} option pool applies to flavour=authors only (WEFE ranks every word)")
     if p["flavour"] == "authors":
         definitional = _pairs("debiasing", "double_hard_definitional")
         specific = lists.word_set("double_hard_gender_specific").words
@@ -129,7 +131,8 @@ def hsr_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource
 
 
 def ran_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
-    """Kumar et al. 2020 RAN-Debias with bolukbasi.toml's pairs and gender-specific words."""
+    """Kumar et al. 2020 RAN-Debias: the pairs of debiasing.toml (flavour=authors, the authors'
+    get_g) or bolukbasi.toml (flavour=wefe); bolukbasi.toml's gender-specific words are kept."""
     p = method_parameters(RAN_SUFFIX, options)
     definitional, _, specific = _bolukbasi()
     lists = "queries/bolukbasi.toml"
