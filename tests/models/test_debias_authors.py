@@ -114,3 +114,14 @@ def test_a_lost_definitional_pair_is_named():
     with pytest.warns(WefeSameWarning, match=r"^tiny\+ran-debias: definitional pair gal/guy left out: 'gal' is not "
                                              r"in the model$"):
         RANDebiasedSource(tiny, definitional=RAN_PAIRS, preserve=[], epochs=2).lookup(["nurse"])
+
+
+def test_variant_options_are_no_glob(tmp_path):
+    from wefe_same.run.zoo import expand_globs
+
+    specs = ["glove-6b-50d+ran-debias[flavour=wefe,epochs=10]", "m=glove-6b-50d+double-hard-debias[flavour=wefe]"]
+    assert expand_globs(specs) == specs
+    for name in ("b.txt", "a.txt"):
+        (tmp_path / name).write_text("x 1 0\n")
+    assert expand_globs([f"{tmp_path}/*.txt+ran-debias[epochs=5,flavour=wefe]"]) == [
+        f"{tmp_path}/a.txt+ran-debias[epochs=5,flavour=wefe]", f"{tmp_path}/b.txt+ran-debias[epochs=5,flavour=wefe]"]

@@ -16,7 +16,10 @@ and for the comparisons below, the choices that are WEFE's own and not the paper
 - RAN: WEFE's ``RAN.__init__`` passes (w, w_b) to ``RAN_Loss(w_b, w, ...)`` in swapped
   order, so the vector it returns is only attracted to a second copy that does the
   repelling and neutralising. The test repairs the order; WEFE's neutralisation term is
-  |w_b·g| (the paper: |cos(w_b, g)|), which ``neutralization="dot"`` reproduces.
+  |w_b·g| (the paper: |cos(w_b, g)|), as in both our flavours.
+
+Double-hard and RAN run with ``flavour="wefe"`` (WEFE 0.4.1's parameters); the authors'
+flavour, our default, is checked against the authors' code in test_debias_authors.py.
   Tolerance: per-word cosine ≥ 0.999. Both sides run the same 300 Adam steps from the
   same start, WEFE in float32 (torch) and we in float64; the |·| terms are not smooth, so
   rounding can flip a sign near 0 and move a step. On these words the two agree to

@@ -42,6 +42,9 @@ from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_r
 
 _SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
 _GLOB = re.compile(r"[*?\[]")
+#: A variant's options at the end of a spec (``+ran-debias[epochs=5,flavour=wefe]``): brackets
+#: that are no glob, commas that are no encoder options.
+_VARIANT_OPTIONS = re.compile(r"\+[A-Za-z][\w-]*\[[^\[\]]*\]$")
 RESERVED = ("spec", "name")
 
 
@@ -55,13 +58,17 @@ class Zoo:
 
 
 def _parts(spec: str) -> tuple[str, str, str, str]:
-    """``NAME=SCHEME:PATH,options`` → (name, scheme with colon, path, ",options")."""
+    """``NAME=SCHEME:PATH,options+VARIANT[options]`` → (name, scheme with colon, path,
+    ",options+VARIANT[options]")."""
     name, rest = split_name(spec)
+    variant = _VARIANT_OPTIONS.search(rest)
+    tail = variant.group(0) if variant else ""
+    rest = rest[:len(rest) - len(tail)]
     match = _SCHEME.match(rest)
     scheme = match.group(0) if match else ""
     location = rest[len(scheme):]
     path, comma, options = location.partition(",")
-    return name, scheme, path, comma + options
+    return name, scheme, path, comma + options + tail
 
 
 def expand_spec(spec: str, folder: Path | None = None) -> list[str]:
@@ -69,6 +76,8 @@ def expand_spec(spec: str, folder: Path | None = None) -> list[str]:
 
     >>> expand_spec("glove-6b-50d")
     ['glove-6b-50d']
+    >>> expand_spec("glove-6b-50d+ran-debias[flavour=wefe,epochs=10]")
+    ['glove-6b-50d+ran-debias[flavour=wefe,epochs=10]']
     """
     name, scheme, path, options = _parts(spec)
     if not path:
