@@ -125,3 +125,13 @@ def test_variant_options_are_no_glob(tmp_path):
         (tmp_path / name).write_text("x 1 0\n")
     assert expand_globs([f"{tmp_path}/*.txt+ran-debias[epochs=5,flavour=wefe]"]) == [
         f"{tmp_path}/a.txt+ran-debias[epochs=5,flavour=wefe]", f"{tmp_path}/b.txt+ran-debias[epochs=5,flavour=wefe]"]
+
+
+def test_too_few_test_words_is_an_error():
+    words = ["he", "she", "a", "b", "c", "d", "e"]
+    base = ArraySource("small", words, np.random.default_rng(1).normal(size=(len(words), 4)))
+    source = DoubleHardDebiasedSource(base, definitional=[("she", "he")], equalize_pairs=[], gender_specific=[],
+                                      words=5, components=2)
+    with pytest.raises(ModelError, match=r"^model 'small' has fewer than 2 × 5 test-word candidates for "
+                                         r"'small\+double-hard-debias'; pass a smaller words= option$"):
+        source.lookup(["a"])

@@ -256,6 +256,9 @@ class DoubleHardDebiasedSource(ModelSource):
             scores = cosine_difference(rows, matrix[index[a]], matrix[index[b]])
             female, male = gendered_words(pool_words, scores, self.n_words, self.inner.specific)
             del scores, rows
+            if set(female) & set(male):
+                raise ModelError(f"model {self.base.name!r} has fewer than 2 × {self.n_words} test-word candidates "
+                                 f"for {self.name!r}; pass a smaller words= option")
             bar.update()
             found = self.base.lookup({w for pair in self.inner.definitional for w in pair})
             # Pairs lost to a missing word are named once, by the final hard debias (known_pairs).
