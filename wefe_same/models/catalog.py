@@ -88,10 +88,10 @@ VARIANT_DESCRIPTIONS = {
     DEBIAS_SUFFIX: "gender hard debiasing (Bolukbasi et al. 2016; queries/bolukbasi.toml)",
     RELIGION_DEBIAS_SUFFIX: "religion multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
     RACE_DEBIAS_SUFFIX: "race multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
-    "+double-hard-debias[words=1000,components=4,vocab=N,seed=0]":
+    "+double-hard-debias[flavour=authors,words=1000,components=20,pool=50000,vocab=N,seed=1]":
         "gender double-hard debiasing (Wang et al. 2020; queries/debiasing.toml)",
     "+hsr-debias[alpha=60]": "gender half-sibling regression (Yang & Feng 2020; queries/debiasing.toml)",
-    "+ran-debias[neighbours=100,theta=0.05,weights=0.33/0.33/0.33,lr=0.01,epochs=300,vocab=N]":
+    "+ran-debias[flavour=authors,neighbours=100,candidates=200,theta=0.05,weights=0.125/0.75/0.75,lr=0.01,epochs=300,vocab=N]":
         "gender repulsion-attraction-neutralization (Kumar et al. 2020; queries/debiasing.toml)",
 }
 

@@ -96,6 +96,8 @@ def expand_spec(spec: str, folder: Path | None = None) -> list[str]:
 
     >>> expand_spec("glove-6b-50d+hsr-debias[alpha=30]")
     ['glove-6b-50d+hsr-debias[alpha=30]']
+    >>> expand_spec("glove-6b-50d+ran-debias[flavour=wefe,epochs=10]")
+    ['glove-6b-50d+ran-debias[flavour=wefe,epochs=10]']
     """
     try:
         return _expand(parse_spec(spec), spec, folder)

@@ -20,6 +20,7 @@ from wefe_same.models.debias.linalg import (
     casings,
     equalize,
     gender_direction,
+    known_pairs,
     neutralize,
     neutralized_rows,
 )
@@ -49,7 +50,7 @@ class HardDebiasedSource(ModelSource):
     def direction(self) -> np.ndarray:
         words = {w for pair in self.definitional for w in pair}
         found = self.base.lookup(words)
-        pairs = [(a, b) for a, b in self.definitional if a in found and b in found]
+        pairs = known_pairs(self.definitional, found, self.base, self.name)
         if not pairs:
             raise ModelError(f"model {self.base.name!r} knows no definitional pair; cannot hard-debias it")
         return gender_direction(np.array([[_unit(found[a]), _unit(found[b])] for a, b in pairs]))

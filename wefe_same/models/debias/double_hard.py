@@ -6,29 +6,39 @@ one "frequency direction", a principal component of the whole vocabulary:
 1. μ = mean of every vector; u_1 … u_c the first c principal components of {w − μ}.
 2. The n most female and n most male words (by cos(w, he) − cos(w, she), gender-specific
    words left out) are the test words.
-3. For each candidate u_i: w'_i = (w − μ) − (u_iᵀw) u_i for the test words, hard-debias
-   them (the gender direction from the definitional pairs of the w'_i, neutralise) and
-   cluster them in two with k-means; a = the accuracy of the clusters against the true
-   groups, max(a, 1 − a).
+3. For each candidate u_i: w'_i = (w − μ) − (u_iᵀw) u_i for the test words, project the
+   gender direction out of them and cluster them in two with k-means; a = the accuracy
+   of the clusters against the true groups, max(a, 1 − a).
 4. k = the candidate with the lowest accuracy (the least recoverable gender); every word
    becomes w' = (w − μ) − (u_kᵀw) u_k, and the w' are hard-debiased by Bolukbasi et al.'s
    algorithm (:class:`~wefe_same.models.debias.bolukbasi.HardDebiasedSource`: unit
    vectors, the direction from the definitional pairs of w', neutralise, equalise).
 
 Steps 1–3 read the whole vocabulary once (:mod:`.vocab`); step 4 acts on one word at a
-time, so lookups stay lazy. WEFE 0.4.1's ``DoubleHardDebias`` differs from the paper in
-three places (see docs/guide/debiasing.md): it debiases only the 2n test words, it takes
-the gender direction from the raw vectors rather than from w', and its hard debias is a
-projection without renormalising or equalising. :func:`component_alignments` takes WEFE's
-choices as arguments so that the tests can check every shared step against it.
+time, so lookups stay lazy. Two flavours (docs/guide/debiasing.md gives each choice's
+source):
+
+- ``"authors"`` (default): the authors' code (uvavision/Double-Hard-Debias,
+  ``GloVe_Debias.ipynb`` and ``utils.py``) step by step: the test words come from the
+  first ``pool`` (50,000) words that pass :func:`authors_word`, minus their
+  gender-specific list; in step 3 the gender direction is the first principal component
+  of the cleaned, not renormalised, definitional pairs, the neutralised test words are
+  not renormalised, and k-means (seed 1) sees the male words first; 20 candidates. Their
+  code stops at step 3; step 4 is the paper's Algorithm 1 (Bolukbasi's hard debias).
+- ``"wefe"``: the parameters of WEFE 0.4.1's ``DoubleHardDebias`` (test words from the
+  whole vocabulary, 4 candidates, k-means seed 0) with the paper's steps where WEFE
+  departs from it (the direction from the cleaned unit pairs, renormalised before
+  k-means); :func:`component_alignments` takes WEFE's own choices as arguments so that
+  the tests can check every shared step against it.
 """
 
 from __future__ import annotations
 
+import string
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -68,6 +78,19 @@ def gendered_words(words: Sequence[str], scores: np.ndarray, n: int, exclude: Co
     keep = [i for i, w in enumerate(words) if w not in excluded and np.isfinite(scores[i])]
     order = [keep[i] for i in np.argsort(scores[keep], kind="stable")]
     return [words[i] for i in order[:n]], [words[i] for i in order[len(order) - n:]]
+
+
+def authors_word(word: str) -> bool:
+    """Whether the authors' ``utils.limit_vocab`` keeps ``word`` as a test-word candidate:
+    lower case, under 20 characters, no digit, and no ASCII punctuation (an underscore
+    phrase passes when none of its parts has any).
+
+    >>> [authors_word(w) for w in ("nurse", "Nurse", "3d", "u.s.", "ex_wife", "café")]
+    [True, False, False, False, True, True]
+    """
+    if word.lower() != word or len(word) >= 20 or any(c in "0123456789" for c in word):
+        return False
+    return not any(c in string.punctuation for part in word.split("_") for c in part)
 
 
 def kmeans_alignment(vectors: np.ndarray, n_first: int, random_state: int = 0) -> float:
@@ -163,33 +186,48 @@ class DoubleHardDebiasedSource(ModelSource):
     ----------
     base : ModelSource
     definitional, equalize_pairs, gender_specific :
-        Bolukbasi et al.'s lists, as for :class:`HardDebiasedSource` (the paper's choice).
+        The lists, as for :class:`HardDebiasedSource`; ``gender_specific`` words are also
+        left out of the test words.
     representation : (str, str)
         The words whose cosine difference ranks the test words: ("he", "she").
     words : int
-        n, the test words per group (default 1000, the paper's code and WEFE).
+        n, the test words per group (default 1000, the authors' code and WEFE).
     components : int
-        c, the candidate components (default 4, WEFE's; the paper searches the top
-        components, "usually close to d/100").
+        c, the candidate components (default 20, the authors' code; WEFE: 4; the paper
+        searches the top components, "usually close to d/100").
     vocab : int, optional
         Use the first ``vocab`` words of the base for steps 1–3 (all when None).
-    random_state : int
-        Seed of k-means (step 3).
+    pool : int, optional
+        flavour "authors": the test words come from the first ``pool`` words (default
+        50,000, ``utils.limit_vocab``); all words when None.
+    random_state : int, optional
+        Seed of k-means (step 3); default 1 (the authors' notebook) or 0 (flavour "wefe").
+    flavour : "authors" or "wefe"
+        See the module's docstring.
     """
 
     has_vocabulary = True
 
     def __init__(self, base: ModelSource, *, definitional: Sequence[Pair], equalize_pairs: Sequence[Pair],
                  gender_specific: Collection[str], representation: Pair = ("he", "she"), words: int = 1000,
-                 components: int = 4, vocab: int | None = None, random_state: int = 0,
-                 name: str | None = None, suffix: str = "+double-hard-debias", progress: bool | None = None) -> None:
-        check_parameters(type(self).__name__, DOUBLE_HARD_OPTIONS, words=words, components=components, vocab=vocab)
-        DOUBLE_HARD_OPTIONS["seed"].check_parameter(random_state, "random_state", type(self).__name__)
+                 components: int = 20, vocab: int | None = None, pool: int | None = 50000,
+                 random_state: int | None = None, flavour: Literal["authors", "wefe"] = "authors",
+                 lists: str = "", name: str | None = None, suffix: str = "+double-hard-debias",
+                 progress: bool | None = None) -> None:
+        check_parameters(type(self).__name__, DOUBLE_HARD_OPTIONS, words=words, components=components, vocab=vocab,
+                         pool=pool, flavour=flavour)
+        if random_state is not None:
+            DOUBLE_HARD_OPTIONS["seed"].check_parameter(random_state, "random_state", type(self).__name__)
         self.base = as_source(base)
         self.name = name or f"{self.base.name}{suffix}"
         self.representation = (str(representation[0]), str(representation[1]))
-        self.n_words, self.n_components, self.vocab, self.random_state = words, components, vocab, random_state
-        self.progress = progress
+        if flavour not in ("authors", "wefe"):
+            raise ModelError(f"{self.name}: flavour {flavour!r} is not 'authors' or 'wefe'")
+        self.flavour = flavour
+        self.n_words, self.n_components, self.vocab = words, components, vocab
+        self.pool = pool if flavour == "authors" else None
+        self.random_state = (1 if flavour == "authors" else 0) if random_state is None else random_state
+        self.lists, self.progress = lists, progress
         self.inner = HardDebiasedSource(FrequencyCleanedSource(self), definitional=definitional,
                                         equalize_pairs=equalize_pairs, gender_specific=gender_specific,
                                         name=self.name)
@@ -215,26 +253,40 @@ class DoubleHardDebiasedSource(ModelSource):
             bar.update()
             mean, components = mean_and_components(matrix, self.n_components)
             bar.update()
-            scores = cosine_difference(matrix, matrix[index[a]], matrix[index[b]])
-            female, male = gendered_words(words, scores, self.n_words, self.inner.specific)
-            test = np.array([matrix[index[w]] for w in (*female, *male)], dtype=np.float64)
-            del matrix, scores
+            pool_words, rows = words, matrix
+            if self.flavour == "authors":
+                limit = len(words) if self.pool is None else min(self.pool, len(words))
+                pool = [i for i in range(limit) if authors_word(words[i])]
+                pool_words, rows = [words[i] for i in pool], matrix[pool]
+            scores = cosine_difference(rows, matrix[index[a]], matrix[index[b]])
+            female, male = gendered_words(pool_words, scores, self.n_words, self.inner.specific)
+            del scores, rows
+            if set(female) & set(male):
+                raise ModelError(f"model {self.base.name!r} has fewer than 2 × {self.n_words} test-word candidates "
+                                 f"for {self.name!r}; pass a smaller words= option")
             bar.update()
-            pairs = [(p, q) for p, q in self.inner.definitional if p in index and q in index]
+            found = self.base.lookup({w for pair in self.inner.definitional for w in pair})
+            # Pairs lost to a missing word are named once, by the final hard debias (known_pairs).
+            pairs = [(p, q) for p, q in self.inner.definitional if p in found and q in found]
             if not pairs:
                 raise ModelError(f"model {self.base.name!r} knows no definitional pair; cannot make {self.name!r}")
-            found = self.base.lookup({w for pair in pairs for w in pair})
-            raw_pairs = np.array([[found[p], found[q]] for p, q in pairs])
+            raw_pairs = np.array([[found[p], found[q]] for p, q in pairs], dtype=np.float64)
+            # The authors cluster the male words first (their k-means init sees that order).
+            groups = (male, female) if self.flavour == "authors" else (female, male)
+            test = np.array([matrix[index[w]] for g in groups for w in g], dtype=np.float64)
+            del matrix
 
             def direction(u: np.ndarray) -> np.ndarray:
-                # The paper: HardDebias on w' derives the direction from the cleaned, unit pairs.
+                # The cleaned pairs: renormalised in the paper's HardDebias; the authors'
+                # notebook (hard_debias, utils.doPCA) takes them as they are.
                 cleaned = remove_frequency(raw_pairs.reshape(-1, raw_pairs.shape[-1]), mean, u)
-                cleaned /= np.linalg.norm(cleaned, axis=1, keepdims=True)
+                if self.flavour == "wefe":
+                    cleaned /= np.linalg.norm(cleaned, axis=1, keepdims=True)
                 bar.update()
                 return gender_direction(cleaned.reshape(raw_pairs.shape))
 
-            alignments = component_alignments(test, len(female), mean, components, direction,
-                                              random_state=self.random_state)
+            alignments = component_alignments(test, len(groups[0]), mean, components, direction,
+                                              normalize=self.flavour == "wefe", random_state=self.random_state)
         return DoubleHardFit(mean, components, tuple(female), tuple(male), tuple(alignments))
 
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
@@ -244,13 +296,14 @@ class DoubleHardDebiasedSource(ModelSource):
         return self.inner.vocabulary(limit)
 
     def parameters(self) -> dict[str, Any]:
-        return {"words": self.n_words, "components": self.n_components, "vocab": self.vocab,
-                "representation": list(self.representation), "random_state": self.random_state}
+        return {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,
+                "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
+                "random_state": self.random_state}
 
     def describe(self) -> dict[str, str]:
         return {"kind": "double-hard-debias", "method": "Wang et al. 2020", "base": self.base.name,
                 **{k: str(v) for k, v in self.parameters().items()},
-                "lists": "queries/bolukbasi.toml", "lists_sha256": self.inner.lists_sha256}
+                "lists": self.lists, "lists_sha256": self.inner.lists_sha256}
 
     def identity(self) -> dict[str, Any] | None:
         """The base's identity, the parameters and the lists' hash; None without a base identity."""

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+import warnings
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from wefe_same.errors import WefeSameWarning
 from wefe_same.metrics._norms import safe_norm
+
+
+class _Lookup(Protocol):
+    name: str
+
+    def lookup(self, words: Collection[str]) -> Mapping[str, np.ndarray]: ...
 
 
 def _unit(v: np.ndarray) -> np.ndarray:
@@ -133,6 +141,30 @@ def casings(sets: Iterable[Sequence[str]]) -> list[tuple[str, ...]]:
         for fold in (str.lower, str.title, str.upper):
             out[tuple(fold(w) for w in words)] = None
     return list(out)
+
+
+def known_pairs(pairs: Sequence[tuple[str, str]], found: Mapping[str, Any], base: _Lookup,
+                variant: str) -> list[tuple[str, str]]:
+    """The definitional pairs whose two words ``found`` holds, in order.
+
+    Each pair left out gives a :class:`~wefe_same.errors.WefeSameWarning` naming it, the
+    word the model lacks and, when the model knows that word in lower case, that case
+    lost it (debiaswe's Mary/John in a lower-case GloVe). No warning when none is left:
+    the caller then raises.
+    """
+    kept = [(a, b) for a, b in pairs if a in found and b in found]
+    if not kept:  # the caller raises, naming the model
+        return kept
+    lost = [w for a, b in pairs if (a, b) not in kept for w in (a, b) if w not in found]
+    lowered = base.lookup({w.lower() for w in lost if w.lower() != w}) if lost else {}
+    for a, b in pairs:
+        if (a, b) in kept:
+            continue
+        word = a if a not in found else b
+        why = (f"{word!r} is not in the model, {word.lower()!r} is (the lists are case-sensitive)"
+               if word.lower() in lowered else f"{word!r} is not in the model")
+        warnings.warn(f"{variant}: definitional pair {a}/{b} left out: {why}", WefeSameWarning, stacklevel=3)
+    return kept
 
 
 def _lists_sha256(lists: dict[str, Any]) -> str:

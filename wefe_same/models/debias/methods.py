@@ -2,6 +2,10 @@
 with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi.toml``,
 ``queries/debiasing.toml``), default parameters (the latter file) and option checks.
 
+Double-hard and RAN take ``flavour=authors`` (the default: the authors' code, with the
+lists it uses, from ``queries/debiasing.toml``) or ``flavour=wefe`` (WEFE 0.4.1's
+parameters with debiaswe's lists from ``queries/bolukbasi.toml``).
+
 >>> parse_options("words=500, components=3")
 {'words': '500', 'components': '3'}
 """
@@ -24,6 +28,9 @@ from wefe_same.validation import OptionSpec, check_declared
 DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
 
 
+#: The values of the option ``flavour``: the authors' code (the default) or WEFE 0.4.1's.
+FLAVOURS = ("authors", "wefe")
+
 #: Each method's declared options (:mod:`.options`), by suffix.
 OPTIONS: dict[str, dict[str, OptionSpec]] = {
     DOUBLE_HARD_SUFFIX: DOUBLE_HARD_OPTIONS, HSR_SUFFIX: HSR_OPTIONS, RAN_SUFFIX: RAN_OPTIONS,
@@ -42,36 +49,54 @@ def parse_options(text: str) -> dict[str, str]:
 
 
 def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
-    """The defaults of ``queries/debiasing.toml`` updated by the spec's ``options``.
+    """The defaults of ``queries/debiasing.toml`` (of the flavour the options name, else the
+    authors') updated by the spec's ``options``.
 
     >>> method_parameters("+hsr-debias", "alpha=10")
     {'alpha': 10.0}
+    >>> method_parameters("+ran-debias", "flavour=wefe")["weights"]
+    (0.33, 0.33, 0.33)
     """
     (lists,) = load_queries("debiasing")
     stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
-    defaults = dict(w.split("=", 1) for w in lists.word_set(f"{stem}_parameters").words)
-    return check_declared(suffix, {**defaults, **parse_options(options)}, OPTIONS[suffix], ModelError)
+    given = parse_options(options)
+    declared = OPTIONS[suffix]
+    flavour = declared["flavour"].check(suffix, "flavour", given["flavour"], ModelError) if "flavour" in given \
+        else "authors"
+    name = f"{stem}_wefe_parameters" if flavour == "wefe" else f"{stem}_parameters"
+    defaults = dict(w.split("=", 1) for w in lists.word_set(name).words)
+    return check_declared(suffix, {**defaults, **given}, declared, ModelError)
+
+
+def _pairs(file: str, stem: str) -> list[tuple[str, str]]:
+    (lists,) = load_queries(file)
+    return list(zip(lists.word_set(f"{stem}_female").words, lists.word_set(f"{stem}_male").words))
 
 
 def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[str, ...]]:
     (lists,) = load_queries("bolukbasi")
-
-    def pairs(stem: str) -> list[tuple[str, str]]:
-        return list(zip(lists.word_set(f"{stem}_female").words, lists.word_set(f"{stem}_male").words))
-
-    return pairs("definitional"), pairs("equalize"), lists.word_set("gender_specific").words
+    return (_pairs("bolukbasi", "definitional"), _pairs("bolukbasi", "equalize"),
+            lists.word_set("gender_specific").words)
 
 
 def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
-    """Wang et al. 2020 double-hard debias with the lists of bolukbasi.toml and debiasing.toml."""
+    """Wang et al. 2020 double-hard debias with the lists of debiasing.toml (flavour=authors:
+    the notebook's pairs and gender-specific words) or bolukbasi.toml (flavour=wefe)."""
     p = method_parameters(DOUBLE_HARD_SUFFIX, options)
     definitional, equalize, specific = _bolukbasi()
     (lists,) = load_queries("debiasing")
+    source = "queries/bolukbasi.toml"
+    if p["flavour"] == "wefe" and "pool" in p:
+        raise ModelError(f"{DOUBLE_HARD_SUFFIX} option pool applies to flavour=authors only (WEFE ranks every word)")
+    if p["flavour"] == "authors":
+        definitional = _pairs("debiasing", "double_hard_definitional")
+        specific = lists.word_set("double_hard_gender_specific").words
+        source = "queries/debiasing.toml double_hard_*, queries/bolukbasi.toml equalize"
     a, b = lists.word_set("double_hard_representation").words
     return DoubleHardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize,
                                     gender_specific=specific, representation=(a, b), words=p["words"],
-                                    components=p["components"], vocab=p.get("vocab"),
-                                    random_state=p.get("seed", 0), name=name)
+                                    components=p["components"], vocab=p.get("vocab"), pool=p.get("pool"),
+                                    random_state=p["seed"], flavour=p["flavour"], lists=source, name=name)
 
 
 def hsr_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
@@ -83,12 +108,18 @@ def hsr_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource
 
 
 def ran_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
-    """Kumar et al. 2020 RAN-Debias with bolukbasi.toml's pairs and gender-specific words."""
+    """Kumar et al. 2020 RAN-Debias: the pairs of debiasing.toml (flavour=authors, the authors'
+    get_g) or bolukbasi.toml (flavour=wefe); bolukbasi.toml's gender-specific words are kept."""
     p = method_parameters(RAN_SUFFIX, options)
     definitional, _, specific = _bolukbasi()
+    lists = "queries/bolukbasi.toml"
+    if p["flavour"] == "authors":
+        definitional = _pairs("debiasing", "ran_definitional")
+        lists = "queries/debiasing.toml ran_definitional, queries/bolukbasi.toml gender_specific"
     return RANDebiasedSource(base, definitional=definitional, preserve=specific, neighbours=p["neighbours"],
-                             theta=p["theta"], weights=p["weights"], lr=p["lr"], epochs=p["epochs"],
-                             vocab=p.get("vocab"), lists="queries/bolukbasi.toml", name=name)
+                             candidates=p["candidates"], theta=p["theta"], weights=p["weights"], lr=p["lr"],
+                             epochs=p["epochs"], vocab=p.get("vocab"), flavour=p["flavour"], lists=lists,
+                             name=name)
 
 
 #: Suffix → builder (base, name, options text) → source.

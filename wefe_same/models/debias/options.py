@@ -19,11 +19,16 @@ def _all_zero(weights: tuple[float, ...]) -> str | None:
     return "all three weights are 0: no word would move, the variant would be its base" if not any(weights) else None
 
 
+#: ``flavour``: the authors' code (the default) or WEFE 0.4.1's choices (docs/guide/debiasing.md).
+_FLAVOUR = OptionSpec("choice", choices=("authors", "wefe"))
+
 DOUBLE_HARD_OPTIONS: dict[str, OptionSpec] = {
+    "flavour": _FLAVOUR,
     "words": OptionSpec("int", low=1, high=50_000,
                         why="the 2 x words test words are clustered by k-means once per component"),
     "components": OptionSpec("int", low=1, high=100, why="each candidate component is one k-means run"),
     "vocab": OptionSpec("int", low=2, high=10**9),
+    "pool": OptionSpec("int", low=2, high=10**9, why="the first words of the vocabulary the test words come from"),
     "seed": OptionSpec("int", low=0, high=2**32 - 1, why="k-means takes seeds below 2**32"),
 }
 HSR_OPTIONS: dict[str, OptionSpec] = {
@@ -32,8 +37,11 @@ HSR_OPTIONS: dict[str, OptionSpec] = {
                             "and leaves rounding noise"),
 }
 RAN_OPTIONS: dict[str, OptionSpec] = {
+    "flavour": _FLAVOUR,
     "neighbours": OptionSpec("int", low=1, high=500,
                              why="each batch of 256 words holds its neighbours' vectors in float64"),
+    "candidates": OptionSpec("int", low=1, high=1000,
+                             why="the nearest words searched for the neighbours to repel, per word"),
     "theta": OptionSpec("number", low=-1e6, high=1e6),
     "weights": OptionSpec("numbers", count=3, low=0, high=1000, degenerate=_all_zero),
     "lr": OptionSpec("number", low=0, high=1, low_open=True,
