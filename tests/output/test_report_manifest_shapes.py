@@ -58,3 +58,21 @@ def test_a_field_of_another_shape_is_one_line_exit_2(saved, capsys, tmp_path, fi
     assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
     assert f"manifest.json: {field!r} is a JSON" in err and "rerun `wefe-same rank`" in err
     assert _snapshot(folder) == before
+
+
+@pytest.mark.parametrize("rel", ["../../newdir/x.csv", "/tmp/x.csv", "a/../../b.csv", "a\\..\\b.csv", ""])
+def test_an_inventory_path_outside_the_folder_is_refused_and_nothing_is_made_outside(saved, capsys, tmp_path, rel):
+    box = tmp_path / "box"
+    folder = box / "res"
+    for name, data in _snapshot(saved).items():
+        (folder / name).parent.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    manifest = json.loads((folder / "manifest.json").read_text())
+    manifest["files"][rel] = "0" * 64
+    (folder / "manifest.json").write_text(json.dumps(manifest))
+    before = _snapshot(folder)
+    code = main(["report", str(folder)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "is not a path inside the results folder" in err
+    assert _snapshot(folder) == before and sorted(p.name for p in tmp_path.rglob("*") if p.parent != folder
+                                                  and folder not in p.parents) == ["box", "res"]

@@ -18,7 +18,7 @@ import os
 import shutil
 from collections.abc import Mapping
 from html import escape
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of ki
                "give a folder written by `wefe-same rank --out`")
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
 BAD_FIELD = "{path}: {field!r} is a JSON {got}, not {expected}; rerun `wefe-same rank`"
+OUTSIDE = "{path}: 'files' lists {rel!r}, which is not a path inside the results folder; rerun `wefe-same rank`"
 
 #: The manifest fields the report reads, and the JSON shape each must have (a run writes them so).
 MANIFEST_SHAPES: dict[str, type] = {
@@ -60,6 +61,10 @@ def check_manifest_shape(manifest: Mapping[str, Any], path: Path) -> None:
             got = _JSON_NAMES.get(type(manifest[field]), type(manifest[field]).__name__)
             expected = {"object": "an object", "array": "an array", "string": "a string"}[_JSON_NAMES[kind]]
             raise OutputError(BAD_FIELD.format(path=path, field=field, got=got, expected=expected))
+    for rel in manifest.get("files", {}):  # each is linked into the rebuilt folder: never a path outside it
+        parts = PurePosixPath(rel).parts
+        if not rel or "\0" in rel or "\\" in rel or PurePosixPath(rel).is_absolute() or ".." in parts:
+            raise OutputError(OUTSIDE.format(path=path, rel=rel[:80]))
 
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
             ("debias", "Debiasing effect"), ("measurement", "Measurement sensitivity"), ("scores", "Score heatmaps"),
