@@ -94,7 +94,7 @@ def test_spec_defaults_are_the_authors_and_flavour_wefe_is_wefes():
     ran = resolve_model("glove-6b-50d+ran-debias[flavour=wefe,epochs=10]")
     assert (ran.candidates, ran.weights, ran.epochs, ran.flavour) == (100, (0.33, 0.33, 0.33), 10, "wefe")
     assert method_parameters("+ran-debias", "flavour=wefe,candidates=150")["candidates"] == 150
-    with pytest.raises(ModelError, match=r"\+ran-debias option flavour='paper' must be one of: authors, wefe"):
+    with pytest.raises(ModelError, match=r"\+ran-debias option flavour='paper' must be one of authors, wefe"):
         resolve_model("glove-6b-50d+ran-debias[flavour=paper]")
     with pytest.raises(ModelError, match=r"option pool applies to flavour=authors only"):
         resolve_model("glove-6b-50d+double-hard-debias[flavour=wefe,pool=100]")
