@@ -14,7 +14,7 @@ th button.sort:after{content:" \\2195";color:#aaa}th[aria-sort=ascending] button
 th[aria-sort=descending] button.sort:after{content:" \\25BC"}div.filter{margin:6px 0 0}
 div.filter input{font:inherit;padding:2px 6px;width:16em}div.filter output{color:#666;margin-left:6px}
 div.rows{max-height:80vh;overflow:auto}div.rows thead th{position:sticky;top:0;z-index:1}
-.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}td.n,th{overflow-wrap:normal}
+.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}td.long{overflow-wrap:anywhere;min-width:14em}
 svg.chart{max-width:none;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
 svg.chart g.band text{font-weight:bold}svg.chart text.scale-note{fill:#555}
 details.terms{background:#f8f8f8;border:1px solid #ddd;padding:4px 10px;margin:12px 0}
@@ -34,7 +34,7 @@ nav,div.filter,th button.sort:after{display:none}
 .scroll,div.rows{overflow:visible;max-height:none;max-width:none}
 svg.chart{max-width:100%;height:auto;break-inside:avoid}
 table{width:100%;table-layout:auto}thead{display:table-header-group}tr{break-inside:avoid}
-th,td{padding:1px 4px}td{overflow-wrap:anywhere}th button.sort{padding:1px 4px}
+th,td{padding:1px 4px}th button.sort{padding:1px 4px}
 div.rows thead th{position:static}pre{white-space:pre-wrap;overflow-wrap:anywhere}
 details.terms{break-inside:avoid}
 }

@@ -38,6 +38,7 @@ from wefe_same.versions import package_version
 REPORT = "report.html"
 MAX_BYTES = 5 * 2**20  # the page must stay small enough to mail and open anywhere
 MISSING_SHOWN = 200  # missing words listed per model
+LONG_TEXT = 60  # a cell's text longer than this may break inside a word (a table then fits its page)
 NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
                "give a folder written by `wefe-same rank --out`")
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
@@ -62,6 +63,8 @@ def _td(text: str, sort: float | str | None = None, title: str | None = None, nu
         attrs += f' title="{escape(title)}"'
     if numeric:
         attrs += ' class="n"'
+    elif len(text) > LONG_TEXT:  # hashes and paths may break anywhere; names only between words
+        attrs += ' class="long"'
     return f"<td{attrs}>{escape(text)}</td>"
 
 
