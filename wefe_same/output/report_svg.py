@@ -333,7 +333,7 @@ class _Frame:
 def _colour_bar(scale: Scale, x: float, y: float, legend: str, grad_id: str) -> str:
     n = len(scale.colours) - 1
     stops = "".join(f'<stop offset="{k / n:.3f}" stop-color="{c}"/>' for k, c in enumerate(scale.colours))
-    beyond = ("≤ ", "≥ ") if scale.note else ("", "")  # limits inside the range: the ends saturate
+    beyond = ("≤ ", "≥ ") if scale.note and not scale.linear else ("", "")  # robust limits: the ends saturate
     middle = (f'<text x="{x + BAR_W / 2:.0f}" y="{y + 24:.0f}" text-anchor="middle">0</text>'
               if scale.low < 0 < scale.high and scale.colours == DIVERGING else "")
     if scale.linear > 0:  # symmetric log: the median |x| sits halfway to either end
