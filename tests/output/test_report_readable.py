@@ -204,3 +204,14 @@ def test_in_chromium_at_1400_px_no_table_overflows_and_every_cell_text_reads(tmp
     assert body.get("data-ready") == "1" and "data-error" not in body, body
     assert int(body["data-checked"] or 0) >= 12 * 12  # the rank and correlation cells at least
     assert body["data-problems"] == ""
+
+
+def test_flagged_cells_carry_the_class_the_page_outlines():
+    from wefe_same.output.report_assets import STYLE
+    from wefe_same.output.report_svg import heatmap
+
+    flags = np.array([[True, False], [False, False]])
+    svg = heatmap(np.ones((2, 2)), ["a", "b"], ["c", "d"], [["1", "2"], ["3", "4"]], label="x", grad_id="g",
+                  flagged=flags)
+    assert svg.count('class="flagged"') == 1 and svg.index('class="flagged"') < svg.index("<title>1</title>")
+    assert "rect.flagged{" in STYLE and "td.flagged{" in STYLE

@@ -202,11 +202,13 @@ def fmt(value: float, digits: int = 3) -> str:
 
 def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], tips: Sequence[Sequence[str]], *,
             label: str, grad_id: str, scale: Scale | None = None,
-            texts: Sequence[Sequence[str]] | None = None, legend: str = "") -> str:
+            texts: Sequence[Sequence[str]] | None = None, legend: str = "",
+            flagged: np.ndarray | None = None) -> str:
     """An SVG heatmap: ``values`` (rows × columns) as coloured cells, ``tips[i][j]`` the
     tooltip of cell (i, j), ``texts[i][j]`` an optional label inside it; a colour bar with
-    ``legend`` below (``grad_id``: its gradient's id, unique in the page). Every string is
-    escaped here."""
+    ``legend`` below (``grad_id``: its gradient's id, unique in the page). ``flagged``
+    (booleans, rows × columns) marks cells with the ``flagged`` class (a dashed outline;
+    say why in the tooltip). Every string is escaped here."""
     values = np.asarray(values, dtype=float)
     scale = scale or Scale.for_values(values)
     frame = _Frame.of(values.shape, rows, columns, texts, legend, scale.note)
@@ -217,8 +219,9 @@ def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], tip
         for j in range(values.shape[1]):
             fill = fills[i * values.shape[1] + j]
             x = frame.left + frame.cell_w * j
-            out.append(f'<g><rect x="{x:.1f}" y="{y:.1f}" width="{frame.cell_w:.1f}" height="{frame.cell_h:.1f}" '
-                       f'fill="{fill}"/><title>{escape(tips[i][j])}</title>')
+            mark = ' class="flagged"' if flagged is not None and flagged[i, j] else ""
+            out.append(f'<g><rect{mark} x="{x:.1f}" y="{y:.1f}" width="{frame.cell_w:.1f}" '
+                       f'height="{frame.cell_h:.1f}" fill="{fill}"/><title>{escape(tips[i][j])}</title>')
             if texts and texts[i][j]:
                 out.append(f'<text x="{x + frame.cell_w / 2:.1f}" y="{y + frame.cell_h / 2 + 4:.1f}" '
                            f'text-anchor="middle" class="v" style="fill:{ink(fill)}">{escape(texts[i][j])}</text>')
