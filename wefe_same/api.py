@@ -1,7 +1,7 @@
 """``rank``: the WEFE ranking process end to end, mirrored by ``wefe-same rank``.
 
-``rank`` checks its options once (:class:`~wefe_same.run.config.RankConfig`) and runs
-the stages of :mod:`wefe_same.run.pipeline`: prepare, score, aggregate, quality,
+``rank`` checks its options once (`RankConfig`) and runs
+the stages of `wefe_same.run.pipeline`: prepare, score, aggregate, quality,
 analyse, result.
 """
 
@@ -62,8 +62,8 @@ def rank(
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
     Every argument is checked before any model is read; a bad one raises
-    :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``) or another
-    :class:`~wefe_same.errors.WefeSameError` naming the argument, file, set or word.
+    `InvalidParameterError` (a ``ValueError``) or another
+    `WefeSameError` naming the argument, file, set or word.
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ def rank(
         (``word2vec:PATH``, ``glove:PATH``, ``fasttext:PATH``, ``npy:EMB.npy,VOCAB.txt``,
         ``gensim:PATH``, a guessed extension, ``.gz`` streamed), ``gensim-data:NAME``,
         encoders (``sbert:NAME_OR_PATH``, ``hf:NAME_OR_PATH``), ``NAME=SPEC``, or
-        :class:`~wefe_same.models.ModelSource` objects. A single string is one model.
+        `ModelSource` objects. A single string is one model.
         Default: every installed catalog model and its debiased variants.
     queries : bundled name, path, Query, QuerySet or a list of these
         Default: the WEFE case-study sets ``gender``, ``ethnicity``, ``religion``.
@@ -150,7 +150,7 @@ def rank(
         A TOML or CSV file of model specs (added after ``models``) with optional metadata:
         numeric columns join the run like ``external`` columns (``external:NAME``), the
         others are recorded in the manifest; globs (``hf:zoo/*``) expand in sorted order.
-        See :mod:`wefe_same.run.zoo`.
+        See `wefe_same.run.zoo`.
     device : {"auto", "cpu", "cuda"}
         Where torch encoders run: ``auto`` on CUDA when torch sees a device (batches sized
         for its free memory), else the CPU; ``cuda`` without one is refused before any work.
@@ -170,7 +170,7 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
                contexts_per_word: int = 20, seed: int = 0, device: str = "auto") -> ModelSource:
     """The model ``spec`` as a ranking run sees it, to inspect or save its vectors.
 
-    ``spec`` is anything :func:`rank` takes as a model: a catalog name, a path,
+    ``spec`` is anything `rank` takes as a model: a catalog name, a path,
     ``FORMAT:PATH``, an encoder, and any variant (``glove-6b-50d+hard-debias``,
     ``glove-6b-50d+ran-debias[epochs=100]``). Nothing is read until the first lookup.
 
@@ -215,7 +215,7 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
 
     The file is written beside ``out`` and renamed into place; an existing regular file
     ``out`` is replaced only with ``force=True``, and anything else there (a symbolic link,
-    a directory, a FIFO, a device) never. ``load`` takes :func:`load_model`'s options.
+    a directory, a FIFO, a device) never. ``load`` takes `load_model`'s options.
 
     Returns
     -------

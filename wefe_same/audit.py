@@ -214,9 +214,10 @@ def audit(metrics: Iterable[str] | None = None, model: str | None = None, dim: i
 
     Returns
     -------
-    DataFrame indexed by metric, boolean columns ``magnitude_comparable``,
-    ``unbiased_trustworthy``, ``skew_sensitive``, ``stereotype_sensitive`` and for each an
-    ``evidence_…`` column naming the constructed case that broke it ("" when none did).
+    DataFrame
+        Indexed by metric, boolean columns ``magnitude_comparable``,
+        ``unbiased_trustworthy``, ``skew_sensitive``, ``stereotype_sensitive`` and for each
+        an ``evidence_…`` column naming the constructed case that broke it ("" when none did).
     """
     if model is not None:
         dim = model_dimension(model)

@@ -1,4 +1,4 @@
-"""``wefe-same``: rank models, list the catalog, the metrics and the bundled queries, export vectors.
+"""wefe-same: rank models, list the catalog, the metrics and the bundled queries, export vectors.
 
 Bad input prints one line naming the culprit and exits with code 2, no traceback; a run
 that fails for a reason outside the arguments (a full disk, a file size limit, out of

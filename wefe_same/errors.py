@@ -1,12 +1,12 @@
 """One exception family. Every message names the file, the set and the word it is about.
 
-The CLI turns any :class:`WefeSameError` into one line on stderr and exit code 2.
+The CLI turns any `WefeSameError` into one line on stderr and exit code 2.
 Message templates are module constants so that tests can import and match them.
 
 One class per kind of failure. The kinds that mean "a value the user gave is wrong"
 (a query, a metric name or option, a quality benchmark, an external table; and
-:class:`~wefe_same.validation.InvalidParameterError` for any other argument) are also
-:class:`ValueError`, as in scikit-learn, so ``except ValueError`` catches them. The
+`InvalidParameterError` for any other argument) are also
+`ValueError`, as in scikit-learn, so ``except ValueError`` catches them. The
 kinds about the world outside the arguments (a model file that cannot be read, an
 output folder or cache that cannot be used, an executor that cannot start) are not.
 """
@@ -27,7 +27,7 @@ class QueryError(WefeSameError, ValueError):
 class ModelError(WefeSameError):
     """A model specification cannot be resolved or read.
 
-    Not a :class:`ValueError`: most of these are files that cannot be read, and model
+    Not a `ValueError`: most of these are files that cannot be read, and model
     loaders catch ``ValueError`` from third-party parsers to name the file.
     """
 
@@ -49,7 +49,7 @@ class OutputError(WefeSameError):
 
 
 class ExportError(WefeSameError, ValueError):
-    """The words file of ``wefe-same export`` cannot be used (its destination: :class:`OutputError`)."""
+    """The words file of ``wefe-same export`` cannot be used (its destination: `OutputError`)."""
 
 
 class CacheError(WefeSameError):
@@ -77,7 +77,7 @@ SHOWN_ITEM_CHARS = 80
 
 def short_list(items: Iterable[object], *, shown: int = SHOWN_ITEMS, quote: bool = False) -> str:
     """``items`` joined by ", " for a message that stays short whatever their number: the
-    first ``shown`` (each cut to :data:`SHOWN_ITEM_CHARS` characters), then "… and N more".
+    first ``shown`` (each cut to `SHOWN_ITEM_CHARS` characters), then "… and N more".
 
     >>> short_list(["a", "b", "c"])
     'a, b, c'
@@ -137,7 +137,7 @@ def os_error_message(err: OSError) -> str:
 
 def unknown_name(kind: str, name: str, valid: Iterable[str]) -> str:
     """Format the message for a name that is not in a registry (long lists are cut:
-    :func:`short_list`).
+    `short_list`).
 
     >>> unknown_name("metric", "WAET", ["WEAT", "RND"])
     "unknown metric 'WAET'; valid metrics are: RND, WEAT"

@@ -1,8 +1,8 @@
 """The result of a ranking run: tidy pandas tables, nothing written yet.
 
-:class:`RankResult` holds what ``rank`` computed; :meth:`RankResult.save` hands it to
-:mod:`wefe_same.output.writer`, the writer of the results folder (which reads it through
-:class:`~wefe_same.output.tables.ResultTables` and never imports this module).
+`RankResult` holds what ``rank`` computed; `RankResult.save` hands it to
+`wefe_same.output.writer`, the writer of the results folder (which reads it through
+`ResultTables` and never imports this module).
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ class RankResult:
         Bootstrap results when ``rank(..., bootstrap=B)`` ran; None otherwise.
     quality : DataFrame or None
         With ``rank(..., quality=[...])``: model, benchmark, score, coverage, n_items.
-        :attr:`rankings` and :attr:`aggregates` then gain a column per benchmark
+        `rankings` and `aggregates` then gain a column per benchmark
         (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
         rank of the sum of the per-benchmark ranks, like the WEB column of Badilla et al. 2020).
     word_bootstrap, word_bootstrap_correlations : DataFrame or None
@@ -78,16 +78,16 @@ class RankResult:
         aggregates, their difference, relative change and rank change, and whether the
         metric says bias was reduced (with ``bootstrap_words``, a paired interval of the
         difference); and one row per variant counting the metrics that say reduced or
-        increased (:mod:`wefe_same.analysis.debias_effect`). None otherwise.
+        increased (`wefe_same.analysis.debias_effect`). None otherwise.
     measurement_sensitivity : DataFrame or None
         With ``rank(..., vary=...)``: per metric and pair of measurement settings, Spearman's
         rho between the rankings of the models under the two settings and how many models
-        change rank (:mod:`wefe_same.analysis.measurement`). None otherwise.
+        change rank (`wefe_same.analysis.measurement`). None otherwise.
     extra : dict of str to DataFrame
         Read-only: the tables above that are not None, by field name; each is written as
         ``NAME.csv`` without index.
     set_apart : list of str, optional
-        Columns of :attr:`correlations` shown apart (last, behind a fence) in the
+        Columns of `correlations` shown apart (last, behind a fence) in the
         heatmap: quality and external columns. Default: the quality columns.
     warnings : list of str
         What the run wants the user to know (one line each); the results folder's
@@ -140,7 +140,7 @@ class RankResult:
 
     @property
     def quality_columns(self) -> list[str]:
-        """``quality`` and the ``quality:NAME`` columns of :attr:`rankings`."""
+        """``quality`` and the ``quality:NAME`` columns of `rankings`."""
         return [c for c in self.rankings.columns if c == "quality" or c.startswith(QUALITY_PREFIX)]
 
     @property
@@ -150,7 +150,7 @@ class RankResult:
         return [c for c in self.rankings.columns if c not in apart]
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
-        """The annotated correlation heatmap of :attr:`correlations`, :attr:`set_apart` fenced off."""
+        """The annotated correlation heatmap of `correlations`, `set_apart` fenced off."""
         return plots.correlation_heatmap(self.correlations, ax=ax, set_apart=self.set_apart or ())
 
     def save(self, out: str | Path, *, formats: Sequence[str] | None = None, figure_workers: int = 1,
@@ -163,7 +163,7 @@ class RankResult:
             Created when absent; an earlier wefe-same results folder is replaced whole
             and atomically. Anything else (a file, a folder of other files, a results
             folder holding files it did not write) raises
-            :class:`~wefe_same.errors.OutputError` and is left untouched.
+            `OutputError` and is left untouched.
         formats : sequence of {"png", "pdf", "svg"}, optional
             Figure formats; each figure is drawn once and saved in every one. Empty: no
             figures. Default: PNG and PDF (``figures="all"``: SVG too).
@@ -183,7 +183,7 @@ class RankResult:
 
 
 def _word_bias(self: RankResult) -> pd.DataFrame | None:
-    """The per-word table as one DataFrame (read from :attr:`word_table` on first use)."""
+    """The per-word table as one DataFrame (read from `word_table` on first use)."""
     frame = self.__dict__.get("_word_bias")
     if frame is None and self.word_table is not None:
         frame = self.__dict__["_word_bias"] = self.word_table.frame()

@@ -1,7 +1,7 @@
 """One place that checks arguments, with one message shape, before any work starts.
 
-Every check raises :class:`InvalidParameterError` (a :class:`WefeSameError` and a
-:class:`ValueError`) whose message names the function and the argument:
+Every check raises `InvalidParameterError` (a `WefeSameError` and a
+`ValueError`) whose message names the function and the argument:
 "The 'seed' parameter of rank must be an integer >= 0. Got -1 instead."
 
 >>> check_int(3, "bootstrap", "rank", minimum=0)
@@ -382,7 +382,7 @@ def read_regular_file(path: str | Path, *, what: str, error: type[WefeSameError]
 
 def check_regular_file(path: str | Path, *, what: str, error: type[WefeSameError],
                        max_bytes: int | None = None) -> None:
-    """:func:`read_regular_file`'s checks from ``os.stat`` alone, for a file read later
+    """`read_regular_file`'s checks from ``os.stat`` alone, for a file read later
     line by line (a missing file is left to the reader's own message)."""
     import os
     import stat
@@ -408,7 +408,7 @@ _HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[[0-9A-Fa-f:.]+\
 
 def check_scheduler_address(address: str, func: str = "rank") -> str:
     """``address`` as Dask takes it (``tcp://`` added to ``host:port``), or an
-    :class:`InvalidParameterError` for one that does not parse; nothing is contacted.
+    `InvalidParameterError` for one that does not parse; nothing is contacted.
 
     >>> check_scheduler_address("10.0.0.5:8786"), check_scheduler_address("tls://[::1]:8786")
     ('tcp://10.0.0.5:8786', 'tls://[::1]:8786')

@@ -40,14 +40,21 @@ def signed_scores() -> pd.DataFrame:
 
 
 def test_signed_scores_use_a_diverging_map_centred_at_zero_in_rank_order(signed_scores):
+    """100 models are 3 pages of at most 40 (issue 29: a figure fits 7 × 9 in), on one scale."""
+    from wefe_same.output.figure_jobs import _score_jobs
+
     ranks = pd.Series(np.arange(N, 0, -1), index=MODELS)  # the last model ranks first
-    fig, notes = draw_scores(signed_scores, "WEAT", ranks)
-    image = fig.axes[0].images[0]
-    assert image.get_cmap().name == "RdBu_r"
-    assert image.norm.vmin == -image.norm.vmax == -float(np.abs(signed_scores.to_numpy()).max())
-    shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
-    assert shown == MODELS[::-1] and notes == []
-    assert overlapping_labels(fig) == []
+    jobs = _score_jobs(signed_scores, "WEAT", ranks)
+    assert [j.stem for j in jobs] == ["scores_WEAT", "scores_WEAT_page2", "scores_WEAT_page3"]
+    shown = []
+    for job in jobs:
+        fig, notes = job.draw(*job.args)
+        image = fig.axes[0].images[0]
+        assert image.get_cmap().name == "RdBu_r"
+        assert image.norm.vmin == -image.norm.vmax == -float(np.abs(signed_scores.to_numpy()).max())
+        shown += [t.get_text() for t in fig.axes[0].get_yticklabels()]
+        assert notes == [] and overlapping_labels(fig) == []
+    assert shown == MODELS[::-1]
 
 
 def test_one_signed_scores_keep_a_sequential_map():
@@ -57,11 +64,17 @@ def test_one_signed_scores_keep_a_sequential_map():
 
 
 def test_accumulated_rankings_of_100_models_have_no_overlapping_labels():
+    from wefe_same.output.figure_jobs import _accumulated_jobs
+
     rng = np.random.default_rng(2)
     rankings = pd.DataFrame({m: rng.permutation(N) + 1 for m in ("WEAT", "RND", "SAME", "MAC")}, index=MODELS)
-    fig, _ = draw_accumulated(rankings)
-    assert overlapping_labels(fig) == []
-    assert fig.get_figheight() >= 0.15 * N  # the figure grows with the number of models
+    jobs = _accumulated_jobs(rankings)
+    assert len(jobs) == 3  # pages of at most 40 models, each at most 9 in high
+    for job in jobs:
+        fig, _ = draw_accumulated(*job.args)
+        assert overlapping_labels(fig) == []
+        rows = len(job.args[0])
+        assert 0.15 * rows <= fig.get_figheight() <= 9  # the figure grows with the models of its page
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +98,8 @@ def test_a_zoo_gets_one_figure_per_metric_never_one_per_model(zoo_result):
     stems = [job.stem for job in jobs]
     assert not [s for s in stems if "zoo-" in s]  # no file named after a model
     assert stems.count("most_biased_words") == 1
-    assert len(stems) <= len(zoo_result.scores) + 5  # per metric, plus the summary figures
+    firsts = [s for s in stems if "_page" not in s]  # a figure larger than 7 × 9 in has pages
+    assert len(firsts) <= len(zoo_result.scores) + 5  # per metric, plus the summary figures
     # Every score heatmap lists the models by their overall rank (the same rows in each).
     overall = overall_ranks(zoo_result)
     agg = zoo_result.aggregation.set_index("model")["mean_rank"]
@@ -112,5 +126,7 @@ def test_the_zoo_figures_grow_with_the_models_and_no_labels_overlap(zoo_result, 
     shown = [t.get_text() for t in fig.axes[0].get_yticklabels()]
     # every model, one row each (a model with a missing rank says so after its name)
     assert sorted(s.split(" (")[0] for s in shown) == sorted(zoo_result.rankings.index)
-    if stem == "rank_stability":  # one panel per metric instead of a 40-entry legend
-        assert len(fig.axes) == len(zoo_result.metric_names) and fig.axes[0].get_legend() is None
+    if stem == "rank_stability":  # one panel per metric instead of a 40-entry legend, over pages
+        pages = [j for j in figure_jobs(zoo_result, "all")[0] if j.stem.startswith("rank_stability")]
+        panels = [ax.get_title() for j in pages for ax in j.draw(*j.args)[0].axes]
+        assert panels == list(zoo_result.metric_names) and fig.axes[0].get_legend() is None

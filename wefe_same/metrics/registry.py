@@ -112,7 +112,7 @@ class MetricSpec:
         A boolean option that, when true, makes the function scale every input row to
         unit length first (RND's ``normalize``): scoring then hands it the table's unit
         vectors, which are those rows bit for bit (scaled once per model, not per
-        subquery), and calls it with the option false (:meth:`inputs`).
+        subquery), and calls it with the option false (`inputs`).
     aligned_targets : bool
         Target sets are aligned tuples by position; a missing word drops its tuple.
     word_role : {"targets", "attributes"} or None
@@ -129,7 +129,7 @@ class MetricSpec:
     option_checks : mapping of str to OptionCheck
         One check per keyword-only option of ``func`` (``random_state`` excluded):
         ``check(value, option, metric name)`` returns the value or raises
-        :class:`~wefe_same.validation.InvalidParameterError`. :func:`check_options` runs
+        `InvalidParameterError`. `check_options` runs
         them before any work; every option must have one.
     promoted_details : tuple of str
         Detail keys shown as columns of their own in ``details.csv`` (the permutation

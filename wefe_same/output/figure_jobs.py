@@ -39,12 +39,40 @@ if TYPE_CHECKING:
 WORD_FIGURES_MAX = 12
 #: Up to this many models, the rank stability figure tells models apart by colour.
 STABILITY_LEGEND_MAX = 12
+#: The largest figure, in inches: a double column of a paper page (7 in) and 9 in high,
+#: less the margin of the saved file's bounding box. Larger figures are split into pages.
+MAX_W, MAX_H = 6.9, 8.9
+#: Model rows per page of a figure split into pages (a 40-model run fits on one).
+PAGE_ROWS = 40
+#: Columns (subqueries) per page of a score heatmap; metric panels per page of the rank
+#: stability; metrics, base models and methods per page of the debiasing effect.
+PAGE_COLUMNS = 40
+PAGE_PANELS = 5
+PAGE_METRICS, PAGE_BASES, PAGE_METHODS = 20, 6, 3
 
 
 def _figure(size: tuple[float, float]) -> Figure:
     from matplotlib.figure import Figure  # no pyplot: no global state, any backend
 
-    return Figure(figsize=size, dpi=DPI, layout="constrained")
+    return Figure(figsize=(min(size[0], MAX_W), min(size[1], MAX_H)), dpi=DPI, layout="constrained")
+
+
+def pages(n: int, per_page: int) -> list[slice]:
+    """``n`` items in as few pages of at most ``per_page`` as can be, balanced.
+
+    >>> pages(45, 40)
+    [slice(0, 23, None), slice(23, 45, None)]
+    >>> pages(3, 40)
+    [slice(0, 3, None)]
+    """
+    count = max(1, -(-n // per_page))
+    size = -(-n // count) if n else 0
+    return [slice(k * size, min(n, (k + 1) * size)) for k in range(count)]
+
+
+def page_stem(stem: str, k: int) -> str:
+    """The first page keeps the figure's name; the next are ``NAME_page2``, ``NAME_page3`` …"""
+    return stem if k == 0 else f"{stem}_page{k + 1}"
 
 
 def _empty_rows(frame: pd.DataFrame) -> list[str]:
@@ -61,8 +89,9 @@ def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> t
     if correlations.empty:
         return None, [(None, "no ranking columns to correlate", "left out")]
     n = len(correlations.columns)
-    fig = _figure((2.7 + 0.6 * n, 1.2 + 0.6 * n))
-    plots.correlation_heatmap(correlations, ax=fig.subplots(), set_apart=set_apart)
+    cell = min(0.6, (MAX_W - 2.7) / max(n, 1))  # many metrics: smaller cells, not a wider figure
+    fig = _figure((2.7 + cell * n, 1.2 + cell * n))
+    plots.correlation_heatmap(correlations, ax=fig.subplots(), set_apart=set_apart, cell=cell)
     values = plots.as_floats(correlations).to_numpy()
     off_diagonal = values[~np.eye(n, dtype=bool)]
     undefined = n > 1 and np.isnan(off_diagonal).all()
@@ -70,28 +99,29 @@ def draw_correlations(correlations: pd.DataFrame, set_apart: Sequence[str]) -> t
     return fig, notes
 
 
-def draw_accumulated(rankings: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+def draw_accumulated(rankings: pd.DataFrame, xmax: float | None = None) -> tuple[Figure | None, list[Note]]:
     if rankings.empty:
         return None, [(None, "no rankings", "left out")]
-    fig = _figure((9, 1.2 + plots.row_height(len(rankings)) * len(rankings)))
-    plots.accumulated_rankings(rankings, ax=fig.subplots())
+    fig = _figure((MAX_W, 1.2 + plots.row_height(len(rankings)) * len(rankings)))
+    plots.accumulated_rankings(rankings, ax=fig.subplots(), xmax=xmax)
     notes: list[Note] = [(m, f"no rank for {', '.join(map(str, cols))}", "shown as missing")
              for m, cols in plots.missing_ranks(rankings).items()]
     return fig, notes
 
 
-def draw_scores(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None = None) -> tuple[Figure | None, list[Note]]:
-    """One figure per metric; models in the order of ``ranks`` (their overall rank, see
+def draw_scores(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None = None,
+                limits: tuple[float, float] | None = None) -> tuple[Figure | None, list[Note]]:
+    """One figure per metric (or page of one: ``limits``, the whole matrix's colour
+    limits); models in the order of ``ranks`` (their overall rank, see
     :func:`overall_ranks`; unranked last), so a 100-model heatmap reads from least to most
     biased and its rows line up with every other metric's."""
     if matrix.shape[1] == 0:
         return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
     if ranks is not None:
-        order = pd.to_numeric(ranks.reindex(matrix.index), errors="coerce").sort_values(kind="stable",
-                                                                                           na_position="last")
-        matrix = matrix.loc[order.index]
-    fig = _figure((2.5 + 0.25 * matrix.shape[1], 4.5 + plots.row_height(len(matrix)) * len(matrix)))
-    ax = plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores")
+        matrix = matrix.loc[_in_order(matrix.index, ranks)]
+    longest = max((len(plots._shorten(str(c))) for c in matrix.columns), default=1)
+    fig = _figure((2.5 + 0.12 * matrix.shape[1], 1.5 + 0.05 * longest + 0.16 * len(matrix)))
+    ax = plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores", limits=limits)
     if ranks is not None:
         ax.set_ylabel("models, least biased first")
     return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
@@ -108,7 +138,7 @@ def draw_words(rows: pd.DataFrame, model: str, metric: str, component: str) -> t
 def draw_words_grid(rows: pd.DataFrame, models: list[str], metric: str,
                     component: str) -> tuple[Figure | None, list[Note]]:
     """The "most biased words" of many models in one heatmap (models in overall order)."""
-    fig = _figure((4 + 0.22 * 30, 2.5 + plots.row_height(len(models)) * len(models)))
+    fig = _figure((MAX_W, 2.5 + plots.row_height(len(models)) * len(models)))
     plots.most_biased_words_grid(rows, models, metric=metric, component=component, ax=fig.subplots())
     return fig, [(m, f"no per-word {metric} values", "shown as missing")
                  for m in _models_without_values(rows["value"], rows["model"]) if m in models]
@@ -118,7 +148,7 @@ def draw_stability(stability: pd.DataFrame, n_metrics: int,
                    order: list[str] | None = None) -> tuple[Figure | None, list[Note]]:
     """Few models: one colour per model; many (``order`` given): one panel per metric."""
     if order is not None:
-        fig = _figure((2.5 + 1.3 * n_metrics, 1.5 + plots.row_height(len(order)) * len(order)))
+        fig = _figure((2.2 + 0.9 * n_metrics, 1.5 + plots.row_height(len(order)) * len(order)))
         plots.rank_intervals_by_metric(stability, order, fig=fig)
     else:
         fig = _figure((2.5 + 0.6 * n_metrics, 4.5))
@@ -129,18 +159,21 @@ def draw_stability(stability: pd.DataFrame, n_metrics: int,
 
 def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     n_models, n_metrics = table["model"].nunique(), table["metric"].nunique()
-    fig = _figure((2.5 + 0.7 * n_metrics, 1.5 + 0.45 * n_models))
+    fig = _figure((2.5 + 0.7 * n_metrics, 1.5 + min(0.45, plots.row_height(n_models)) * n_models))
     plots.robustness(table, ax=fig.subplots())
     return fig, [(m, "no values", "shown as missing")
                  for m in _models_without_values(table["mean_abs_change"], table["model"])]
 
 
 def draw_debias_effect(effect: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
-    n = effect["metric"].nunique() * max(1, effect["variant"].nunique())
-    fig = _figure((6.5, 1.4 + 0.3 * n))
-    plots.debias_effect(effect, ax=fig.subplots())
+    """A dot plot, methods × metrics, a dot per base model (a page of at most
+    :data:`PAGE_METHODS` methods, :data:`PAGE_METRICS` metrics, :data:`PAGE_BASES` bases)."""
+    n_methods = plots._methods(effect).nunique()
+    n_bases, n_metrics = effect["base"].nunique(), effect["metric"].nunique()
+    fig = _figure((1.6 + 1.8 * max(n_methods, 1), 1.3 + n_metrics * (0.16 + 0.06 * n_bases)))
+    plots.debias_effect(effect, fig=fig)
     undefined = effect.loc[effect["effect"] == "undefined", "variant"].unique()
-    return fig, [(str(v), "a metric is undefined (NaN)", "drawn as 0") for v in undefined]
+    return fig, [(str(v), "a metric is undefined (NaN)", "no dot") for v in undefined]
 
 
 def draw_measurement(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
@@ -172,17 +205,16 @@ def _in_order(models: pd.Index, ranks: pd.Series | None) -> list[str]:
 
 def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[FigureJob], list[Note]]:
     """The figures of the results folder (``figures``: one of :data:`FIGURE_SETS`) as
-    jobs, each with only the data it draws."""
-    jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ()))),
-            FigureJob("accumulated_rankings", draw_accumulated, (result.rankings,))]
-    every = figures == "all"
+    jobs, each with only the data it draws; a figure larger than :data:`MAX_W` ×
+    :data:`MAX_H` inches is split into pages (jobs ``NAME``, ``NAME_page2`` …)."""
     overall = overall_ranks(result)
+    jobs = [FigureJob("correlations", draw_correlations, (result.correlations, list(result.set_apart or ())))]
+    jobs += _accumulated_jobs(result.rankings)
+    every = figures == "all"
     if every:
-        jobs += [FigureJob(f"scores_{safe_name(metric)}", draw_scores,
-                           (matrix, metric, overall if overall is not None
-                            else result.rankings[metric] if metric in result.rankings else None),
-                           cost=1 + matrix.size / 100)
-                 for metric, matrix in result.scores.items()]
+        for metric, matrix in result.scores.items():
+            ranks = overall if overall is not None else result.rankings[metric] if metric in result.rankings else None
+            jobs += _score_jobs(matrix, metric, ranks)
     notes: list[Note] = []
     words = result.word_table if every else None
     if words is not None and len(words):
@@ -192,11 +224,12 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
             notes.append((None, "no per-word values for any model", "left out"))
         else:
             metric, component = words.chosen()  # type: ignore[misc]
-            if many:  # one figure for all, not one per model
+            if many:  # one figure for all (a page per PAGE_ROWS models), not one per model
                 order = _in_order(result.rankings.index, overall)
                 means = words.word_means((metric, component))  # one row per model and word
-                jobs.append(FigureJob("most_biased_words", draw_words_grid, (means, order, metric, component),
-                                      cost=1 + len(order) / 10))
+                jobs += [FigureJob(page_stem("most_biased_words", k), draw_words_grid,
+                                   (means, order[rows], metric, component), cost=1 + len(order[rows]) / 10)
+                         for k, rows in enumerate(pages(len(order), PAGE_ROWS))]
             else:
                 wb = summary.figure  # every row each model's figure draws, and no more
                 assert wb is not None  # checked above (not many)
@@ -207,18 +240,75 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
                     jobs.append(FigureJob(f"most_biased_words_{stems[str(model)]}", draw_words,
                                           (rows, str(model), metric, component), cost=0.3))
     if result.rank_stability is not None:
-        many = len(result.rankings) > STABILITY_LEGEND_MAX
-        jobs.append(FigureJob("rank_stability", draw_stability,
-                              (result.rank_stability, len(result.metric_names),
-                               _in_order(result.rankings.index, overall) if many else None)))
+        jobs += _stability_jobs(result.rank_stability, result.metric_names,
+                                _in_order(result.rankings.index, overall))
     effect = result.extra.get("debias_effect")
     if effect is not None and len(effect):
-        jobs.append(FigureJob("debias_effect", draw_debias_effect, (effect,)))
+        jobs += _debias_jobs(effect)
     robustness = result.extra.get("robustness")
     if robustness is not None and {"model", "metric", "mean_abs_change"} <= set(robustness.columns):
-        jobs.append(FigureJob("robustness", draw_robustness, (robustness,)))
+        models = list(dict.fromkeys(robustness["model"]))
+        jobs += [FigureJob(page_stem("robustness", k), draw_robustness,
+                           (robustness[robustness["model"].isin(models[rows])],))
+                 for k, rows in enumerate(pages(len(models), PAGE_ROWS))]
     measurement = result.extra.get("measurement_sensitivity")
     if measurement is not None and len(measurement):
         jobs.append(FigureJob("measurement_sensitivity", draw_measurement, (measurement,)))
     return jobs, notes
 
+
+
+def _accumulated_jobs(rankings: pd.DataFrame) -> list[FigureJob]:
+    """The accumulated rankings, :data:`PAGE_ROWS` models a page in the figure's order
+    (complete models by their sum of ranks first), on one axis for every page."""
+    ranks = plots.as_floats(rankings)
+    order = pd.DataFrame({"missing": ranks.isna().sum(axis=1), "total": ranks.sum(axis=1)}).sort_values(
+        ["missing", "total"], kind="stable").index
+    spans = pages(len(order), PAGE_ROWS)
+    xmax = float(ranks.sum(axis=1).max()) * 1.08 if len(spans) > 1 and len(ranks) else None
+    return [FigureJob(page_stem("accumulated_rankings", k), draw_accumulated, (rankings.loc[order[rows]], xmax))
+            for k, rows in enumerate(spans)]
+
+
+def _score_jobs(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None) -> list[FigureJob]:
+    """One metric's score heatmap, a page per :data:`PAGE_ROWS` models and
+    :data:`PAGE_COLUMNS` subqueries, every page on the whole matrix's colour limits."""
+    if ranks is not None:
+        matrix = matrix.loc[_in_order(matrix.index, ranks)]
+    row_pages, col_pages = pages(len(matrix), PAGE_ROWS), pages(matrix.shape[1], PAGE_COLUMNS)
+    limits = (plots.score_limits(plots.as_floats(matrix).to_numpy())
+              if len(row_pages) * len(col_pages) > 1 else None)
+    stem = f"scores_{safe_name(metric)}"
+    return [FigureJob(page_stem(stem, k), draw_scores, (part, metric, ranks, limits), cost=1 + part.size / 100)
+            for k, part in enumerate(matrix.iloc[rows, cols] for rows in row_pages for cols in col_pages)]
+
+
+def _stability_jobs(stability: pd.DataFrame, metrics: list[str], order: list[str]) -> list[FigureJob]:
+    """Few models: one figure (a colour per model); many: a panel per metric, a page per
+    :data:`PAGE_PANELS` metrics and :data:`PAGE_ROWS` models."""
+    if len(order) <= STABILITY_LEGEND_MAX:
+        return [FigureJob("rank_stability", draw_stability, (stability, len(metrics), None))]
+    shown = list(dict.fromkeys(stability["metric"]))
+    jobs: list[FigureJob] = []
+    for rows in pages(len(order), PAGE_ROWS):
+        for cols in pages(len(shown), PAGE_PANELS):
+            part = stability[stability["metric"].isin(shown[cols]) & stability["model"].isin(order[rows])]
+            jobs.append(FigureJob(page_stem("rank_stability", len(jobs)), draw_stability,
+                                  (part, len(shown[cols]), order[rows])))
+    return jobs
+
+
+def _debias_jobs(effect: pd.DataFrame) -> list[FigureJob]:
+    """The debiasing effect, a page per :data:`PAGE_METHODS` methods, :data:`PAGE_METRICS`
+    metrics and :data:`PAGE_BASES` base models."""
+    methods = list(dict.fromkeys(plots._methods(effect)))
+    bases = list(dict.fromkeys(effect["base"].astype(str)))
+    metrics = list(dict.fromkeys(effect["metric"]))
+    method_of, base_of = plots._methods(effect), effect["base"].astype(str)
+    jobs: list[FigureJob] = []
+    for b in pages(len(bases), PAGE_BASES):
+        for m in pages(len(metrics), PAGE_METRICS):
+            for d in pages(len(methods), PAGE_METHODS):
+                part = effect[base_of.isin(bases[b]) & effect["metric"].isin(metrics[m]) & method_of.isin(methods[d])]
+                jobs.append(FigureJob(page_stem("debias_effect", len(jobs)), draw_debias_effect, (part,)))
+    return jobs

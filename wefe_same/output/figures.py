@@ -32,11 +32,13 @@ def _axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
 
 
 def correlation_heatmap(rho: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
-                        set_apart: Sequence[str] = (), cmap: str = "RdBu_r") -> Axes:
+                        set_apart: Sequence[str] = (), cmap: str = "RdBu_r", cell: float = 0.6) -> Axes:
     """Annotated heatmap of a correlation matrix on a diverging scale fixed to −1..1.
 
     NaN cells (undefined correlations) are left blank and annotated "n/a". Columns named
     in ``set_apart`` (the quality benchmarks) are moved last and fenced off by a line.
+    ``cell``: the cell size in inches (labels and values get smaller with it; below
+    0.25 in the values are left to the colour).
     """
     order = [c for c in rho.columns if c not in set_apart] + [c for c in rho.columns if c in set_apart]
     rho = rho.loc[order, order]
@@ -45,11 +47,12 @@ def correlation_heatmap(rho: pd.DataFrame, *, ax: Axes | None = None, title: str
     values = as_floats(rho).to_numpy()
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap, vmin=-1, vmax=1)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04, label="rank correlation")
-    ax.set_xticks(range(len(order)), labels=order, rotation=45, ha="right")
-    ax.set_yticks(range(len(order)), labels=order)
-    for (i, j), v in np.ndenumerate(values):
+    labels = min(10.0, max(4.0, 50 * cell))
+    ax.set_xticks(range(len(order)), labels=order, rotation=45, ha="right", fontsize=labels)
+    ax.set_yticks(range(len(order)), labels=order, fontsize=labels)
+    for (i, j), v in np.ndenumerate(values if cell >= 0.25 else np.zeros((0, 0))):
         text = "n/a" if np.isnan(v) else f"{v:.2f}"
-        ax.text(j, i, text, ha="center", va="center", fontsize=7,
+        ax.text(j, i, text, ha="center", va="center", fontsize=7 if cell >= 0.4 else 5,
                 color="white" if not np.isnan(v) and abs(v) > 0.6 else "black")
     n_apart = sum(c in set_apart for c in order)
     if 0 < n_apart < len(order):
@@ -70,10 +73,12 @@ def missing_ranks(rankings: pd.DataFrame) -> dict[str, list[str]]:
     return {str(m): list(rankings.columns[isna.loc[m].to_numpy()]) for m in rankings.index[isna.any(axis=1)]}
 
 
-def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
+                         xmax: float | None = None) -> Axes:
     """Stacked bars of each model's ranks, one segment per column (Badilla et al. 2020, Figure 2).
 
-    The longer the bar, the lower the model sits in the rankings overall. A missing
+    The longer the bar, the lower the model sits in the rankings overall (``xmax``: the
+    axis's end, the same on every page of a figure split into pages). A missing
     rank (NaN) adds no segment: such a model is listed after the complete ones, its
     label says how many ranks are missing, and its bar ends in a hatched "?" box, so a
     short bar is never mistaken for a good place.
@@ -104,6 +109,8 @@ def accumulated_rankings(rankings: pd.DataFrame, *, ax: Axes | None = None, titl
               for m, k in zip(order, gaps)]
     ax.set_yticks(range(len(order)), labels=labels, fontsize=label_size(len(order)))
     ax.set_ylim(len(order) - 0.5, -0.5)  # first row on top, no empty rows above or below
+    if xmax is not None:  # the same axis on every page of a long figure
+        ax.set_xlim(0, xmax)
     ax.set_xlabel("sum of ranks (shorter = less biased overall)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=7, frameon=False)
     ax.set_title(title or "Accumulated rankings")
@@ -146,23 +153,23 @@ def _shorten(label: str, width: int = 48) -> str:
 
 
 def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
-                  cmap: str | None = None) -> Axes:
+                  cmap: str | None = None, limits: tuple[float, float] | None = None) -> Axes:
     """One metric's score matrix, models × subqueries; NaN cells are blank and a model
     without any value is labelled "(no values)".
 
     Signed scores (some below zero, some above) are drawn with a diverging colour map
     centred at zero (``RdBu_r``, limits ±max|score|), so the sign reads at a glance and
     zero is white; scores of one sign keep a sequential map (``viridis``). ``cmap``
-    overrides either.
+    overrides either; ``limits`` (low, high) are those of the whole matrix when this is a
+    page of it.
     """
     ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + row_height(len(scores.index)) * len(scores.index)))
     values = as_floats(scores).to_numpy()
     empty = np.isnan(values).all(axis=1)
-    finite = values[np.isfinite(values)]
-    signed = finite.size > 0 and finite.min() < 0 < finite.max()
-    bound = float(np.abs(finite).max()) if signed else None
+    low, high = limits if limits is not None else score_limits(values)
+    signed = low < 0 < high
     image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap or ("RdBu_r" if signed else "viridis"),
-                      aspect="auto", vmin=-bound if bound else None, vmax=bound)
+                      aspect="auto", vmin=low, vmax=high)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label="score")
     ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
                   rotation=90, fontsize=5)
@@ -171,6 +178,22 @@ def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | 
                   fontsize=label_size(len(scores.index)))
     ax.set_title(title or "Scores")
     return ax
+
+
+def score_limits(values: np.ndarray) -> tuple[float, float]:
+    """Colour limits of a score matrix: ±max|x| when it has both signs, else its range.
+
+    >>> score_limits(np.array([[-1.0, 2.0], [np.nan, 0.5]]))
+    (-2.0, 2.0)
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return 0.0, 1.0
+    low, high = float(finite.min()), float(finite.max())
+    if low < 0 < high:
+        bound = max(-low, high)
+        return -bound, bound
+    return low, high if high > low else low + 1.0
 
 
 def top_words(word_bias: pd.DataFrame, model: str, *, metric: str = "SAME", component: str = "b",
@@ -300,38 +323,58 @@ def robustness(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None
     return ax
 
 
-def debias_effect(effect: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
-    """Relative change in bias per metric for each debiased variant (``debias_effect.csv``).
-
-    Each bar is (debiased − base) / |base| on the metric's bias scale, with the sign turned
-    for the descending ECT so that left of 0 always means less biased; with the word
-    bootstrap, the paired interval of the difference (divided by |base|) is the error bar.
+def debias_effect(effect: pd.DataFrame, *, fig: Figure, title: str | None = None) -> list[Axes]:
+    """The debiasing effect as a dot plot (``debias_effect.csv``): one panel per method, one
+    row per metric, one dot per base model (a colour each) at the relative change in bias
+    (debiased − base) / |base| on the metric's bias scale, with the sign turned for the
+    descending ECT so that left of 0 always means less biased; with the word bootstrap, the
+    paired interval of the difference (divided by |base|) is a line through the dot. A
+    metric undefined for a pair (NaN) has no dot.
     """
+    import matplotlib as mpl
+
+    methods = list(dict.fromkeys(_methods(effect)))
+    bases = list(dict.fromkeys(effect["base"].astype(str)))
     metrics = list(dict.fromkeys(effect["metric"]))
-    variants = list(dict.fromkeys(effect["variant"]))
-    ax = _axes(ax, (6.5, 1.2 + 0.35 * len(metrics) * max(1, len(variants))))
-    height = 0.8 / max(1, len(variants))
+    axes = list(fig.subplots(1, max(len(methods), 1), sharey=True, sharex=True, squeeze=False)[0])
+    colours = mpl.colormaps["tab10"](np.arange(max(len(bases), 1)) % 10)
     has_ci = {"diff_low", "diff_high"} <= set(effect.columns)
-    for k, variant in enumerate(variants):
-        rows = effect[effect["variant"] == variant].set_index("metric").reindex(metrics)
-        sign = np.where(rows["order"] == "descending", -1.0, 1.0)
-        scale = np.abs(pd.to_numeric(rows["base_score"], errors="coerce").to_numpy(float))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            values = sign * pd.to_numeric(rows["difference"], errors="coerce").to_numpy(float) / scale
-            xerr = None
-            if has_ci:
-                ends = np.sort(np.stack([sign * rows["diff_low"].to_numpy(float) / scale,
-                                         sign * rows["diff_high"].to_numpy(float) / scale]), axis=0)
-                xerr = np.abs(np.nan_to_num(ends - values, nan=0.0))
-        y = np.arange(len(metrics)) + (k - (len(variants) - 1) / 2) * height
-        ax.barh(y, np.nan_to_num(values), height=height, xerr=xerr, capsize=2, label=variant)
-    ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_yticks(range(len(metrics)), labels=metrics)
-    ax.invert_yaxis()
-    ax.set_xlabel("relative change in bias (< 0: less biased)")
-    ax.legend(fontsize=7, loc="best")
-    ax.set_title(title or "Debiasing effect by metric")
-    return ax
+    step = 0.6 / max(len(bases), 1)
+    method_of = _methods(effect)
+    for ax, method in zip(axes, methods):
+        for k, base in enumerate(bases):
+            rows = effect[(method_of == method).to_numpy() & (effect["base"].astype(str) == base).to_numpy()]
+            rows = rows.drop_duplicates("metric").set_index("metric").reindex(metrics)
+            sign = np.where(rows["order"] == "descending", -1.0, 1.0)
+            scale = np.abs(pd.to_numeric(rows["base_score"], errors="coerce").to_numpy(float))
+            y = np.arange(len(metrics)) - 0.3 + step * (k + 0.5)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                x = sign * pd.to_numeric(rows["difference"], errors="coerce").to_numpy(float) / scale
+                if has_ci:
+                    ends = np.sort(np.stack([sign * pd.to_numeric(rows["diff_low"], errors="coerce").to_numpy(float),
+                                             sign * pd.to_numeric(rows["diff_high"], errors="coerce").to_numpy(float)])
+                                   / scale, axis=0)
+                    ax.hlines(y, ends[0], ends[1], color=colours[k], linewidth=1)
+            ax.plot(x, y, "o", color=colours[k], markersize=3.5, label=base)
+        ax.axvline(0, color="black", linewidth=0.8)
+        for edge in np.arange(len(metrics) - 1) + 0.5:
+            ax.axhline(edge, color="0.9", linewidth=0.5)
+        ax.set_title(str(method), fontsize=8)
+        ax.tick_params(labelsize=7)
+        ax.grid(axis="x", linewidth=0.3)
+    axes[0].set_yticks(range(len(metrics)), labels=metrics, fontsize=7)
+    axes[0].set_ylim(len(metrics) - 0.5, -0.5)
+    axes[len(axes) // 2].set_xlabel("relative change in bias, (debiased − base) / |base| (< 0: less biased)",
+                                    fontsize=8)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=min(len(bases), 3),
+               fontsize=7, frameon=False, title="base model", title_fontsize=7)
+    fig.suptitle(title or "Debiasing effect by metric", fontsize=10)
+    return axes
+
+
+def _methods(effect: pd.DataFrame) -> pd.Series:
+    """Each row's debiasing method: the ``method`` column, else the variant's name."""
+    return (effect["method"] if "method" in effect.columns else effect["variant"]).astype(str)
 
 
 def measurement_sensitivity(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,

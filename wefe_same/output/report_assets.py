@@ -14,11 +14,30 @@ th button.sort:after{content:" \\2195";color:#aaa}th[aria-sort=ascending] button
 th[aria-sort=descending] button.sort:after{content:" \\25BC"}div.filter{margin:6px 0 0}
 div.filter input{font:inherit;padding:2px 6px;width:16em}div.filter output{color:#666;margin-left:6px}
 div.rows{max-height:80vh;overflow:auto}div.rows thead th{position:sticky;top:0;z-index:1}
-.scroll{overflow-x:auto;max-width:100%}
-svg.chart{max-width:100%;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
+.scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}td.long{overflow-wrap:anywhere;min-width:14em}
+svg.chart{max-width:none;height:auto}svg.chart text{font:11px system-ui,sans-serif;fill:#222}
+svg.chart g.band text{font-weight:bold}svg.chart text.scale-note{fill:#555}
+details.terms{background:#f8f8f8;border:1px solid #ddd;padding:4px 10px;margin:12px 0}
+details.terms dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px;margin:6px 0}
+details.terms dt{font-weight:bold}details.terms dd{margin:0}details.terms ul{margin:4px 0;padding-left:20px}
+span.zero{color:#666;font-style:italic}
+td.flagged{outline:2px dashed #b35806;outline-offset:-3px}
+svg.chart rect.flagged{stroke:#b35806;stroke-width:2;stroke-dasharray:3 2}
 svg.chart g:hover rect{stroke:#000;stroke-width:1.5}span.w{display:inline-block;margin:0 8px 2px 0}
 span.w small{color:#666}pre{background:#f7f7f7;padding:8px;overflow-x:auto;font-size:12px}
 .js-error{background:#fdd;padding:8px;border:1px solid #c00}details>summary{cursor:pointer}
+@media print{
+@page{size:auto;margin:12mm}
+body{font-size:9pt;max-width:none;padding:0}h1{font-size:16pt}h2{font-size:13pt;break-after:avoid}
+h3{font-size:11pt;break-after:avoid}p.note{break-after:avoid}
+nav,div.filter,th button.sort:after{display:none}
+.scroll,div.rows{overflow:visible;max-height:none;max-width:none}
+svg.chart{max-width:100%;height:auto;break-inside:avoid}
+table{width:100%;table-layout:auto}thead{display:table-header-group}tr{break-inside:avoid}
+th,td{padding:1px 4px}th button.sort{padding:1px 4px}
+div.rows thead th{position:static}pre{white-space:pre-wrap;overflow-wrap:anywhere}
+details.terms{break-inside:avoid}
+}
 """
 
 # Sorting and filtering a table take a few lines of plain DOM code: no library is needed.

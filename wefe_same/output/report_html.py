@@ -30,6 +30,7 @@ from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, wri
 from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
+from wefe_same.output.report_terms import glossary
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.scoring.vectors import FOUND
@@ -38,6 +39,7 @@ from wefe_same.versions import package_version
 REPORT = "report.html"
 MAX_BYTES = 5 * 2**20  # the page must stay small enough to mail and open anywhere
 MISSING_SHOWN = 200  # missing words listed per model
+LONG_TEXT = 60  # a cell's text longer than this may break inside a word (a table then fits its page)
 NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
                "give a folder written by `wefe-same rank --out`")
 UNREADABLE = "{path}: cannot read the results tables ({error}); rerun `wefe-same rank`"
@@ -66,6 +68,10 @@ def check_manifest_shape(manifest: Mapping[str, Any], path: Path) -> None:
         if not rel or "\0" in rel or "\\" in rel or PurePosixPath(rel).is_absolute() or ".." in parts:
             raise OutputError(OUTSIDE.format(path=path, rel=rel[:80]))
 
+#: A word value with |x| below this share of the largest |value| of the run is rounding
+#: noise (a projected-out direction leaves 1e-16, not 0): it counts as 0 and is not listed.
+NOISE = 1e-12
+
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
             ("debias", "Debiasing effect"), ("measurement", "Measurement sensitivity"), ("scores", "Score heatmaps"),
             ("words", "Most-biased words"), ("coverage", "Coverage"), ("warnings", "Warnings"),
@@ -83,6 +89,8 @@ def _td(text: str, sort: float | str | None = None, title: str | None = None, nu
         attrs += f' title="{escape(title)}"'
     if numeric:
         attrs += ' class="n"'
+    elif len(text) > LONG_TEXT:  # hashes and paths may break anywhere; names only between words
+        attrs += ' class="long"'
     return f"<td{attrs}>{escape(text)}</td>"
 
 
@@ -129,7 +137,8 @@ def _fig(svg: str) -> str:
 
 
 def _metric_orders(data: ReportData) -> dict[str, str]:
-    return {m["name"]: f"{m['name']}: template {m.get('template', '?')}, order {m.get('order', '?')}"
+    return {m["name"]: f"{m['name']}: template {m.get('template', '?')}, order {m.get('order', '?')} "
+                       "(see Terms at the top)"
             for m in data.manifest.get("metrics", []) if isinstance(m, dict) and "name" in m}
 
 
@@ -343,8 +352,6 @@ def _words(data: ReportData) -> str:
     if summary is None or chosen is None or summary.top.empty:
         return _note("No word-level values in this run (the word table is absent or has no values).")
     metric, component = chosen
-    parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
-                   "subquery (signed value beside each word), and over all subqueries (mean |value|).")]
     # The most-biased words were picked per model as its scores came in (WordSummary); the
     # rows are grouped here as plain lists, in their order (a DataFrame per subquery cost
     # ~0.35 s of a 40-model report).
@@ -360,22 +367,38 @@ def _words(data: ReportData) -> str:
     means = summary.means
     for m, w, size in zip(means["model"].tolist(), means["word"].tolist(), means["size"].tolist()):
         overall.setdefault(m, []).append((w, size))
+    floor = NOISE * _largest(t["value"], means["size"])
+    parts = [_note(f"{metric} {component} per word: the {TOP_WORDS} words with the largest |value| in each "
+                   "subquery (signed value beside each word), and over all subqueries (mean |value|). "
+                   f"Values below {NOISE:g} of the largest |value| of the run ({fmt(floor, 2)}) are rounding "
+                   "noise: they count as 0 and are not listed.")]
     for n, model in enumerate(_overall_order(data)):
         if model not in subqueries:
             parts.append(f"<details><summary>{escape(model)}: no values</summary></details>")
             continue
-        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(overall[model])}</td>"]]
+        rows = [[_td("all subqueries (mean |value|)"), f"<td>{_chips(overall[model], floor)}</td>"]]
         for sq in subqueries[model]:
-            rows.append([_td(str(sq)), f"<td>{_chips(top[(model, sq)])}</td>"])
+            rows.append([_td(str(sq)), f"<td>{_chips(top[(model, sq)], floor)}</td>"])
         opened = " open" if n == 0 else ""
         table = _table(["subquery", "most-biased words"], rows, label=f"Most-biased words: {model}")
         parts.append(f"<details{opened}><summary>{escape(model)}</summary>{table}</details>")
     return "".join(parts)
 
 
-def _chips(pairs: Any) -> str:
-    return "".join(f'<span class="w">{escape(str(w))} <small>{escape(fmt(float(v), 3))}</small></span>'
-                   for w, v in pairs)
+def _largest(*columns: pd.Series) -> float:
+    sizes = [np.abs(pd.to_numeric(c, errors="coerce").to_numpy(float)) for c in columns]
+    finite = np.concatenate([v[np.isfinite(v)] for v in sizes]) if sizes else np.zeros(0)
+    return float(finite.max()) if finite.size else 0.0
+
+
+def _chips(pairs: Any, floor: float = 0.0) -> str:
+    """The words with their values; those at rounding noise (|value| < ``floor``) are
+    left out (they are 0), and a subquery left with none says so."""
+    kept = [(w, float(v)) for w, v in pairs if not abs(float(v)) < floor or not np.isfinite(float(v))]
+    if not kept and pairs:
+        return '<span class="zero">every value 0 (rounding noise)</span>'
+    return "".join(f'<span class="w">{escape(str(w))} <small>{escape(fmt(v, 3))}</small></span>'
+                   for w, v in kept)
 
 
 def _coverage(data: ReportData) -> str:
@@ -497,13 +520,14 @@ def build_report(data: ReportData) -> str:
                 if (k != "debias" or data.debias_effect is not None)
                 and (k != "measurement" or data.measurement is not None)]
     nav = "".join(f'<a href="#{key}">{escape(title)}</a>' for key, title in sections)
+    terms = glossary([m for m in man.get("metrics", []) if isinstance(m, dict)])
     body = "".join(f'<section id="{key}"><h2>{escape(title)}</h2>{builders[key](data)}</section>'
                    for key, title in sections)
     # printable: a path from a non-UTF-8 file name (lone surrogates) cannot be written as UTF-8
     return printable("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
             f"<title>wefe-same results</title><style>{STYLE}</style></head><body>"
-            f"<h1>wefe-same results</h1>{_note(lead)}<nav>{nav}</nav>{body}"
+            f"<h1>wefe-same results</h1>{_note(lead)}<nav>{nav}</nav>{terms}{body}"
             f"<script>{SCRIPT}</script></body></html>\n")
 
 

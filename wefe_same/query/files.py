@@ -136,9 +136,9 @@ QueriesLike = str | Path | Query | QuerySet | Sequence["str | Path | Query | Que
 def load_queries(spec: QueriesLike) -> list[QuerySet]:
     """Resolve a bundled name, a path, Query objects or QuerySets into query sets.
 
-    Loose :class:`Query` objects are gathered into one query set called ``"queries"``.
-    Two sets of one query that share words give a :class:`~wefe_same.errors.WefeSameWarning`
-    naming the file, the sets and the words (:func:`~wefe_same.query.sets.set_overlaps`).
+    Loose `Query` objects are gathered into one query set called ``"queries"``.
+    Two sets of one query that share words give a `WefeSameWarning`
+    naming the file, the sets and the words (`set_overlaps`).
 
     Examples
     --------

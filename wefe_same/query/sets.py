@@ -1,8 +1,8 @@
 """Word sets, queries and templates (WEFE, Badilla et al. 2020, §3.1); query files are read by
-:mod:`wefe_same.query.files`.
+`wefe_same.query.files`.
 
 A *target set* names a social group, an *attribute set* names traits or neutral words.
-A :class:`Template` ``(t, a)`` says how many target and attribute sets a metric takes;
+A `Template` ``(t, a)`` says how many target and attribute sets a metric takes;
 a larger query expands into every subquery of that shape.
 
 >>> women = WordSet("women", ["she", "woman"])
@@ -66,7 +66,7 @@ def _choose(sets: tuple[WordSet, ...], arity: Arity) -> list[tuple[WordSet, ...]
 class Template:
     """How many target and attribute sets a metric takes: ``(t, a)``.
 
-    Each arity is a number or :class:`AtLeast`.
+    Each arity is a number or `AtLeast`.
     """
 
     targets: Arity
@@ -166,7 +166,7 @@ def _join(sets: Iterable[WordSet]) -> str:
 class Query:
     """A pair (target sets, attribute sets). Frozen and hashable.
 
-    Its :attr:`id` is built from the set names, so it is stable and never positional.
+    Its `id` is built from the set names, so it is stable and never positional.
     """
 
     targets: tuple[WordSet, ...]
@@ -194,7 +194,7 @@ class Query:
 
     @property
     def id(self) -> str:
-        """``"T1+T2|A1+A2"`` from the set names (separators inside a name escaped: :func:`id_part`)."""
+        """``"T1+T2|A1+A2"`` from the set names (separators inside a name escaped: `id_part`)."""
         return f"{_join(self.targets)}|{_join(self.attributes)}"
 
     @property

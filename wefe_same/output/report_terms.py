@@ -1,0 +1,52 @@
+"""The short glossary of ``report.html``: what a metric's order, ideal value and template
+mean (Badilla et al. 2020, §3), and one line per metric of the run with its paper and its
+page of the documentation.
+
+The page is self-contained and links nowhere outside itself (a results folder is mailed
+and opened anywhere): the documentation page is named, not linked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from html import escape
+from typing import Any
+
+from wefe_same.metrics.registry import METRICS, ORDER_MEANING
+
+#: The terms, as the report states them once.
+TERMS = (
+    ("template (t, a)", "how many target sets (social groups) and attribute sets (traits or neutral words) a metric "
+                        "takes; \"n>=2\" means any number from 2 on. A query with more sets is expanded into every "
+                        "subquery of that shape (Badilla et al. 2020, §3.1)."),
+    ("order", "which score is less biased: abs = the smaller |x|, ascending = the smaller x, descending = the "
+              "larger x, ideal = the closer to the metric's ideal value. Each metric's aggregate over its "
+              "subqueries follows its order."),
+    ("ideal", "the value a metric takes when it finds no bias: 0 for most metrics, 1 for MAC (ranked by |x − 1|) "
+              "and ECT (ranked descending)."),
+    ("rank", "1 = least biased under that metric; ties share the lowest rank."),
+)
+
+
+def glossary(metrics: Sequence[Mapping[str, Any]]) -> str:
+    """The glossary as HTML: the terms, then one line per metric of the run (its template,
+    its order in words, its ideal value where it has one, its paper and a link)."""
+    terms = "".join(f"<dt>{escape(t)}</dt><dd>{escape(d)}</dd>" for t, d in TERMS)
+    rows = []
+    for m in metrics:
+        name = str(m.get("name", "?"))
+        spec = METRICS.get(name)
+        order = str(m.get("order", "?"))
+        meaning = ORDER_MEANING.get(order, order)  # type: ignore[call-overload]
+        if spec is not None and order == "ideal":
+            meaning = meaning.replace("ideal", f"{spec.ideal:g}")
+        ref = f"; {escape(spec.reference)}" if spec is not None and spec.reference else ""
+        page = f"guide/metrics/{name.lower()}.md" if spec is not None else None
+        docs = f'; docs: <span class="path">{escape(page)}</span>' if page else ""
+        rows.append(f"<li><b>{escape(name)}</b>: template {escape(str(m.get('template', '?')))}, order "
+                    f"{escape(order)} ({escape(meaning)}){ref}{docs}</li>")
+    where = ('<p class="note">Each metric has a page in the documentation (formula, paper, what its order '
+             "means): User guide › Metrics, the file named after each metric below under docs/ "
+             "(or site/ once built with mkdocs).</p>")
+    return (f'<details class="terms" open><summary>Terms used on this page</summary><dl>{terms}</dl>'
+            f"<ul>{''.join(rows)}</ul>{where}</details>")
