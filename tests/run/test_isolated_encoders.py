@@ -97,7 +97,8 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
     monkeypatch.setattr(score, "_spawn_safe", lambda: True)
     options = LoadOptions(cache=False)
     todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
-    with score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None) as beside:  # one torch worker
+    context = types.SimpleNamespace(plan=types.SimpleNamespace(words=["he"]))  # a ScoringContext of a plan
+    with score._isolated(context, todo, None, "", None) as beside:  # one torch worker
         assert beside == []  # torch's worker runs alone
     assert [job[0].keywords for job in jobs] == [{"spare_core": False}, {"spare_core": True}, {"spare_core": True}]
 
