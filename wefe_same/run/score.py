@@ -57,16 +57,18 @@ CHANGED = ("model {name!r} changed while it was read (its identity is not the sa
 # ----------------------------------------------------------------------------- jobs
 # Each job gets the run's ScoringContext (its plan and what scoring derives from it once);
 # in-process every job shares it, a worker process gets a copy.
-def read_and_score(context: ScoringContext, task: ModelTask) -> tuple[VectorTable, dict[str, str],
-                                                                      dict[str, Any] | None, ModelScores]:
+# ``identify``: the run has a cache (the identity is its key; without one nothing is hashed for it).
+def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = True) -> tuple[
+        VectorTable, dict[str, str], dict[str, Any] | None, ModelScores]:
     """Job: one lookup pass over the model, then every metric (its table comes back for the cache)."""
-    table, description, identity = load_table(task, context.plan.words)
+    table, description, identity = load_table(task, context.plan.words, identify=identify)
     return table, description, identity, score_table(table, context.plan, description, identity, context=context)
 
 
-def read_only(context: ScoringContext, task: ModelTask) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def read_only(context: ScoringContext, task: ModelTask,
+              identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: one lookup pass over the model (stage 1 of a shared-words run)."""
-    return load_table(task, context.plan.words)
+    return load_table(task, context.plan.words, identify=identify)
 
 
 def score_only(context: ScoringContext, table: VectorTable, description: Mapping[str, str],
@@ -203,7 +205,8 @@ def score_models(
                 later = {id(m) for m in beside}  # read by the ONNX worker meanwhile, scored when the block ends
                 todo = [m for m in todo if m.scores is None and id(m) not in later]
                 jobs: list[Job] = [(score_only, (context, m.table, m.description, m.identity))
-                                   if m.table is not None else (read_and_score, (context, m.job_task(in_process)))
+                                   if m.table is not None
+                                   else (read_and_score, (context, m.job_task(in_process), cache is not None))
                                    for m in todo]
                 # Only the executor holds the jobs from here, and lets each go once run: in-process
                 # a job's task holds its source, which holds the whole model once read.
@@ -259,7 +262,7 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
             _score_read(context, *held, cache, scoring, bar)
             held = None
         with Processes(1) as executor:
-            results = executor.run(_read_jobs(context.plan.words, heavy))
+            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None))
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # the worker and this scoring never peak together
                     held = (heavy[i], value)
@@ -270,7 +273,8 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
         light_results: Iterator[tuple[int, Any]] = iter(())
         if light:  # started before the held read is scored: that scoring is not on its path
             executor = stack.enter_context(Processes(1))
-            light_results = executor.run(_read_jobs(context.plan.words, light))  # submitted: the worker starts now
+            # submitted: the worker starts now
+            light_results = executor.run(_read_jobs(context.plan.words, light, cache is not None))
             executor.close_when_done()  # and exits once read, not when the other models are done
         if held is not None:
             _score_read(context, *held, cache, scoring, bar)
@@ -281,9 +285,9 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
             value = None
 
 
-def _read_jobs(words: Collection[str], models: list[_Model]) -> list[Job]:
+def _read_jobs(words: Collection[str], models: list[_Model], identify: bool) -> list[Job]:
     """One worker's reads; the first has every core (the parent has nothing to score meanwhile)."""
-    return [(functools.partial(read_spec, spare_core=i > 0), (m.task.spec, m.task.options, words))
+    return [(functools.partial(read_spec, spare_core=i > 0, identify=identify), (m.task.spec, m.task.options, words))
             for i, m in enumerate(models)]
 
 
@@ -357,7 +361,8 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
     """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
-    for i, (table, description, identity) in executor.run([(read_only, (context, m.job_task(in_process)))
+    for i, (table, description, identity) in executor.run([(read_only, (context, m.job_task(in_process),
+                                                                        cache is not None))
                                                            for m in todo]):
         model = todo[i]
         model.table, model.description, model.source = table, description, None

@@ -139,7 +139,8 @@ def score_draws(table: VectorTable, context: ScoringContext,
     return out
 
 
-def load_table(task: ModelTaskLike,
-               words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
-    """One lookup pass over a model: its table, description and identity."""
-    return read_table(task.source(), words)
+def load_table(task: ModelTaskLike, words: Collection[str], *,
+               identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+    """One lookup pass over a model: its table, description and identity (None unless
+    ``identify``: see :func:`~wefe_same.scoring.vectors.read_table`)."""
+    return read_table(task.source(), words, identify=identify)
