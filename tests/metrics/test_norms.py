@@ -90,7 +90,7 @@ def test_the_fast_path_is_taken_on_ordinary_vectors_and_refused_on_extreme_ones(
 @pytest.mark.parametrize("name,x", list(_cases()), ids=[name for name, _ in _cases()])
 def test_distances_to_are_safe_norms_of_the_differences_bit_for_bit(name, x, monkeypatch):
     # Blocks of 7 rows: every case spans several blocks, the last one short.
-    monkeypatch.setattr(_norms, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(_norms, "_BLOCK_ENTRIES", 7 * x.shape[1])
     rng = np.random.default_rng(11)
     with np.errstate(all="ignore"):
         points = np.vstack([x[:3].mean(axis=0), rng.standard_normal(x.shape[1]) * np.nanmax(np.abs(x[np.isfinite(x)]))])

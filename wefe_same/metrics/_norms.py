@@ -94,9 +94,10 @@ def scaled_norm(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     return np.where(finite, norm, np.inf)
 
 
-#: Rows of a block of :func:`distances_to`: its differences and squares stay in the CPU's
-#: cache, where a whole lexicon's (thousands of rows of 768 numbers) would not.
-_BLOCK_ROWS = 256
+#: Entries of a block of :func:`distances_to` (512 KB of float64): its differences and
+#: squares stay in the CPU's cache, where a whole lexicon's (thousands of rows of 768
+#: numbers) would not.
+_BLOCK_ENTRIES = 2**16
 
 
 def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:
@@ -116,7 +117,7 @@ def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:
     out = np.empty((len(points), len(A)))
     if not len(A):
         return out
-    rows = min(_BLOCK_ROWS, len(A))
+    rows = min(max(1, _BLOCK_ENTRIES // max(1, A.shape[1])), len(A))
     diff = np.empty((rows, A.shape[1]))
     squares = np.empty_like(diff)
     for start in range(0, len(A), rows):
