@@ -136,17 +136,18 @@ def timed_models(tables, plan, spent, profile: bool = False) -> None:
     median per model, each metric's CPU ms per model and the digests."""
     from wefe_same.scoring.model import score_table
 
-    score_table(tables[0], plan)
+    try:  # one context for the run's models, as score_models makes (older checkouts kept it in globals)
+        from wefe_same.scoring.context import ScoringContext
+    except ImportError:
+        run = {}
+    else:
+        run = {"context": ScoringContext(plan)}
+    score_table(tables[0], plan, **run)
     spent.clear()
     cpu, wall, digests = [], [], []
-    prof = cProfile.Profile() if profile else None
-    for k, table in enumerate(tables[1:], start=2):
+    for table in tables[1:]:
         start, start_cpu = time.perf_counter(), time.process_time()
-        if prof is not None and k == len(tables):
-            prof.enable()
-        scores = score_table(table, plan)
-        if prof is not None:
-            prof.disable()
+        scores = score_table(table, plan, **run)
         cpu.append(time.process_time() - start_cpu)
         wall.append(time.perf_counter() - start)
         digests.append(digest(scores))
@@ -159,7 +160,12 @@ def timed_models(tables, plan, spent, profile: bool = False) -> None:
             print(f"  {name:18s} {1000 * seconds / n:7.1f}")
         print(f"  {'all metrics':18s} {1000 * sum(spent.values()) / n:7.1f}")
     print("digests: " + " ".join(digests), flush=True)
-    if prof is not None:
+    if profile:  # the last model once more, untimed, its classifiers trained again
+        from wefe_same.metrics import rnsb
+
+        rnsb._CLASSIFIERS.clear()
+        prof = cProfile.Profile()
+        prof.runcall(score_table, tables[-1], plan, **run)
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
