@@ -95,7 +95,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
         if on_metric_done is not None:
             on_metric_done()
     del memo
-    details = pd.DataFrame(rows, columns=DETAIL_COLUMNS).astype(
+    details = pd.DataFrame(rows, columns=list(DETAIL_COLUMNS)).astype(
         {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
     draws = {}
     if plan.bootstrap_words:

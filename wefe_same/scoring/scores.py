@@ -14,11 +14,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-DETAIL_COLUMNS = [
+DETAIL_COLUMNS = (
     "model", "metric", "query_set", "subquery", "value", "words_found", "missing_words",
     "reason", "warning", "p_value", "n_splits", "p_method", "metric_details",
-]
-WORD_BIAS_COLUMNS = ["model", "metric", "subquery", "word", "component", "value"]
+)
+WORD_BIAS_COLUMNS = ("model", "metric", "subquery", "word", "component", "value")
 #: Details shown in columns of their own (a metric spec's ``promoted_details``), in order.
 PROMOTED = ("p_value", "n_splits", "p_method")
 #: The label columns of the per-word table (held as categories, see :func:`compact`).

@@ -327,12 +327,8 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
 
 def read_table(source: ModelSource, words: Collection[str], *,
                identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
-    """One lookup pass over a model: its table, description and identity.
-
-    ``identify``: compute the identity (the cache key: an encoder's is the sha256 of its
-    files, which its description then shows too); False (no cache): None, and no file
-    is hashed for it.
-    """
+    """One lookup pass over a model: its table, description and identity (the cache key;
+    ``identify=False``, a run without a cache: None, and no file is hashed for it)."""
     table = build_table(source, words)
     identity = source.identity() if identify else None
     return table, source.describe(), identity

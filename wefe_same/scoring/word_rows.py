@@ -71,7 +71,7 @@ class WordRows:
         makes of strings)."""
         n = sum(self.lengths)
         if not n:
-            return pd.DataFrame(columns=WORD_BIAS_COLUMNS).astype({"value": "float64"})
+            return pd.DataFrame(columns=list(WORD_BIAS_COLUMNS)).astype({"value": "float64"})
         lengths = np.array(self.lengths, dtype=np.int64)
         codes = {column: np.repeat(np.array(self.codes[column], dtype=np.int64), lengths)
                  for column in ("metric", "subquery", "component")}
