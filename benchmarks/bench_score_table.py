@@ -1,6 +1,7 @@
 """Scoring one model's table: seconds of ``score_table`` per model on the default run's plan.
 
     python benchmarks/bench_score_table.py [--repeat 3] [--profile] [--zoo FOLDER [--models 8]] [--metrics]
+    python benchmarks/bench_score_table.py --dims 50,300,768 [--models 3] [--profile]
 
 Builds the default run's plan (default queries, all twelve metrics, 10 000 WEAT
 permutations), reads GloVe 6B 50d, the WEAT subset of word2vec GoogleNews (300d) and a
@@ -20,6 +21,11 @@ permutation splits, RNSB's subsample masks), and the others are timed once each,
 models of one zoo run are. ``--metrics`` adds the CPU milliseconds per model of each
 metric's own calls (and RNSB's ``prefit``); the rest of ``score_table`` is the scoring
 around them.
+
+``--dims 50,300,768`` times seeded random tables over the run's words at each width
+(``--models`` of them per width, model i drawn with seed i; the first warms the caches a
+run keeps across models, the others are timed), with the CPU milliseconds per model of
+each metric's own calls; ``--profile`` adds a cProfile of the last model of the widest.
 
 Measured against the parent of the speed-up (3b393c3), on the same machine and the same
 minute: see benchmarks/RESULTS.md.
@@ -58,10 +64,13 @@ def main() -> int:
                         help="time the encoders of bench_zoo.py --keep FOLDER instead (FOLDER/zoo/zoo-*)")
     parser.add_argument("--models", type=int, default=8, help="with --zoo: how many of its encoders")
     parser.add_argument("--metrics", action="store_true", help="CPU ms per model of each metric's own calls")
+    parser.add_argument("--dims", default=None, help="random tables of these widths instead (e.g. 50,300,768)")
     args = parser.parse_args()
     header("score_table per model, default run's plan")
     if args.zoo is not None:
         return zoo(args)
+    if args.dims is not None:
+        return dims(args)
 
     from wefe_same.metrics import rnsb
     from wefe_same.models.catalog import resolve_model
@@ -122,33 +131,23 @@ def metric_timers() -> dict[str, float]:
     return spent
 
 
-def zoo(args) -> int:
-    from wefe_same.models.catalog import resolve_model
-    from wefe_same.run.config import RankConfig
-    from wefe_same.run.plan import make_plan
+def timed_models(tables, plan, spent, profile: bool = False) -> None:
+    """Score the first table (warming the run's caches), then time the others; print the
+    median per model, each metric's CPU ms per model and the digests."""
     from wefe_same.scoring.model import score_table
-    from wefe_same.scoring.vectors import build_table
 
-    paths = sorted((args.zoo / "zoo").glob("zoo-*"))[:args.models]
-    if len(paths) < 2:
-        raise SystemExit(f"--zoo {args.zoo}: fewer than 2 encoders in {args.zoo / 'zoo'} (run bench_zoo.py --keep)")
-    plan = make_plan(RankConfig())
-    words = sorted(plan.words)
-    tables = [build_table(resolve_model(f"hf:{p}"), words) for p in paths]
-    print(f"{len(tables)} encoders of {args.zoo / 'zoo'} (d = {', '.join(str(t.dim) for t in tables)}), "
-          f"{len(words)} words; the first warms the run's caches, the others are timed", flush=True)
-    spent = metric_timers() if args.metrics else {}
-    score_table(tables[0], plan)
+    try:  # one context for the run's models, as score_models makes (older checkouts kept it in globals)
+        from wefe_same.scoring.context import ScoringContext
+    except ImportError:
+        run = {}
+    else:
+        run = {"context": ScoringContext(plan)}
+    score_table(tables[0], plan, **run)
     spent.clear()
     cpu, wall, digests = [], [], []
-    prof = cProfile.Profile() if args.profile else None
     for table in tables[1:]:
         start, start_cpu = time.perf_counter(), time.process_time()
-        if prof is not None:
-            prof.enable()
-        scores = score_table(table, plan)
-        if prof is not None:
-            prof.disable()
+        scores = score_table(table, plan, **run)
         cpu.append(time.process_time() - start_cpu)
         wall.append(time.perf_counter() - start)
         digests.append(digest(scores))
@@ -160,9 +159,52 @@ def zoo(args) -> int:
         for name, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
             print(f"  {name:18s} {1000 * seconds / n:7.1f}")
         print(f"  {'all metrics':18s} {1000 * sum(spent.values()) / n:7.1f}")
-    print("digests: " + " ".join(digests))
-    if prof is not None:
+    print("digests: " + " ".join(digests), flush=True)
+    if profile:  # the last model once more, untimed, its classifiers trained again
+        from wefe_same.metrics import rnsb
+
+        rnsb._CLASSIFIERS.clear()
+        prof = cProfile.Profile()
+        prof.runcall(score_table, tables[-1], plan, **run)
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+
+
+def dims(args) -> int:
+    from wefe_same.models.sources import ArraySource
+    from wefe_same.run.config import RankConfig
+    from wefe_same.run.plan import make_plan
+    from wefe_same.scoring.vectors import build_table
+
+    plan = make_plan(RankConfig())
+    words = sorted(plan.words)
+    spent = metric_timers()
+    widths = [int(d) for d in args.dims.split(",")]
+    for dim in widths:
+        tables = [build_table(ArraySource(f"random-{dim}d-{i}", words,
+                                          np.random.default_rng(i).standard_normal((len(words), dim))), words)
+                  for i in range(max(2, args.models))]
+        print(f"\n{dim} dimensions: {len(tables)} random tables of {len(words)} words; "
+              "the first warms the run's caches, the others are timed", flush=True)
+        timed_models(tables, plan, spent, profile=args.profile and dim == widths[-1])
+    return 0
+
+
+def zoo(args) -> int:
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.run.config import RankConfig
+    from wefe_same.run.plan import make_plan
+    from wefe_same.scoring.vectors import build_table
+
+    paths = sorted((args.zoo / "zoo").glob("zoo-*"))[:args.models]
+    if len(paths) < 2:
+        raise SystemExit(f"--zoo {args.zoo}: fewer than 2 encoders in {args.zoo / 'zoo'} (run bench_zoo.py --keep)")
+    plan = make_plan(RankConfig())
+    words = sorted(plan.words)
+    tables = [build_table(resolve_model(f"hf:{p}"), words) for p in paths]
+    print(f"{len(tables)} encoders of {args.zoo / 'zoo'} (d = {', '.join(str(t.dim) for t in tables)}), "
+          f"{len(words)} words; the first warms the run's caches, the others are timed", flush=True)
+    spent = metric_timers() if args.metrics else {}
+    timed_models(tables, plan, spent, profile=args.profile)
     return 0
 
 

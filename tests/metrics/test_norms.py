@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from wefe_same.metrics._norms import _plain_norm, safe_norm, scaled_norm
+from wefe_same.metrics import _norms
+from wefe_same.metrics._norms import _plain_norm, distances_to, safe_norm, scaled_norm
 
 
 def _cases():
@@ -84,3 +85,23 @@ def test_the_fast_path_is_taken_on_ordinary_vectors_and_refused_on_extreme_ones(
     apart = rng.standard_normal((2, 8)) * np.array([[2.0**400], [2.0**-400]])
     plain = _plain_norm(apart, 1)
     assert plain is not None and plain.tobytes() == scaled_norm(apart, 1).tobytes()
+
+
+@pytest.mark.parametrize("name,x", list(_cases()), ids=[name for name, _ in _cases()])
+def test_distances_to_are_safe_norms_of_the_differences_bit_for_bit(name, x, monkeypatch):
+    # Blocks of 7 rows: every case spans several blocks, the last one short.
+    monkeypatch.setattr(_norms, "_BLOCK_ENTRIES", 7 * x.shape[1])
+    rng = np.random.default_rng(11)
+    with np.errstate(all="ignore"):
+        points = np.vstack([x[:3].mean(axis=0), rng.standard_normal(x.shape[1]) * np.nanmax(np.abs(x[np.isfinite(x)]))])
+        expected = np.stack([safe_norm(x - p, axis=1) for p in points])
+        got = distances_to(x, points)
+    assert got.shape == (2, len(x))
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_distances_to_known_values_and_no_rows():
+    A = np.array([[3.0, 4.0], [0.0, 0.0], [1.0, 1.0]])
+    got = distances_to(A, np.array([[0.0, 0.0], [3.0, 4.0]]))
+    assert got.tolist() == [[5.0, 0.0, np.sqrt(2.0)], [0.0, 5.0, np.sqrt(13.0)]]
+    assert distances_to(np.zeros((0, 2)), np.zeros((2, 2))).shape == (2, 0)

@@ -377,6 +377,50 @@ def test_file_hashes_are_computed_once_and_remembered_by_file_stats(folder, tmp_
     assert resolve_model(f"sbert:{folder}").identity() == key
 
 
+def test_without_a_cache_no_weight_file_is_hashed_and_the_manifest_names_files_and_sizes(folder, tmp_path,
+                                                                                           monkeypatch):
+    """read_table(identify=False), what a --no-cache run does: the description lists the
+    model's files with their sizes, and their sha256 only once known for that version."""
+    from wefe_same.models.encoders import hashing
+    from wefe_same.models.specs import LoadOptions
+    from wefe_same.scoring.vectors import read_table
+
+    weights = folder / "model.safetensors"
+    monkeypatch.setattr(hashing, "_HASHES", {})
+    source = resolve_model(f"sbert:{folder}", LoadOptions(cache=False))
+    with opened_files() as opened:
+        description = source.describe()
+    assert str(weights) not in opened
+    sizes = json.loads(description["file_sizes"])
+    assert sizes["model.safetensors"] == weights.stat().st_size and "README.md" not in sizes
+    assert "files_sha256" not in description
+    table, described, identity = read_table(source, ["he", "she"], identify=False)
+    assert identity is None and len(table.words) == 2
+    assert {k: v for k, v in described.items() if k != "dim"} == description  # the dim is known once loaded
+    assert hashing._HASHES == {}  # nothing hashed
+    # Once the identity (the cache key) has hashed them, the description shows them too.
+    key = source.identity()
+    assert json.loads(source.describe()["files_sha256"]) == key["files_sha256"]
+    assert key["files_sha256"]["model.safetensors"] == sha256_of(weights)
+
+
+def test_a_file_version_includes_its_inode_change_time(folder, tmp_path, monkeypatch):
+    """Same size and mtime restored after an edit: the ctime still tells the versions apart."""
+    from wefe_same.models.encoders import hashing
+
+    path = tmp_path / "w.bin"
+    path.write_bytes(b"abcd")
+    first = hashing._stat_key(path)
+    stat = path.stat()
+    path.write_bytes(b"wxyz")
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    second = hashing._stat_key(path)
+    assert first[:3] == second[:3] and first[4] == second[4]  # path, size, mtime, inode alike
+    assert first != second
+    monkeypatch.setattr(hashing, "_HASHES", {})
+    assert hashing.file_sha256([path], tmp_path / "store") == [sha256_of(path)]
+
+
 def test_models_load_offline_and_the_environment_is_restored(folder, monkeypatch):
     """HF_HUB_OFFLINE=1 while an encoder is found and loaded (unless downloads are allowed),
     both in the environment and in huggingface_hub's constant; both restored afterwards."""

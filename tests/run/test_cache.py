@@ -21,7 +21,7 @@ from wefe_same.run.cache import (
     scores_key,
     vectors_key,
 )
-from wefe_same.scoring.model import ModelScores
+from wefe_same.scoring.scores import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
 
 KEY = "ab" + "0" * 62

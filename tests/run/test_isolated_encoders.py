@@ -67,7 +67,7 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
 
     threads = []
 
-    def read_table(source, words):
+    def read_table(source, words, identify=True):
         threads.append(source.threads)
         return types.SimpleNamespace(fingerprint=lambda: "f"), {}, None
 
@@ -97,16 +97,18 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
     monkeypatch.setattr(score, "_spawn_safe", lambda: True)
     options = LoadOptions(cache=False)
     todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
-    with score._isolated(types.SimpleNamespace(words=["he"]), todo, None, "", None) as beside:  # one torch worker
+    context = types.SimpleNamespace(plan=types.SimpleNamespace(words=["he"]))  # a ScoringContext of a plan
+    with score._isolated(context, todo, None, "", None) as beside:  # one torch worker
         assert beside == []  # torch's worker runs alone
-    assert [job[0].keywords for job in jobs] == [{"spare_core": False}, {"spare_core": True}, {"spare_core": True}]
+    assert [job[0].keywords for job in jobs] == [{"spare_core": False, "identify": False}, {"spare_core": True, "identify": False},
+                                                  {"spare_core": True, "identify": False}]
 
 
 def test_the_worker_makes_waiting_openmp_threads_sleep_unless_the_user_said_otherwise():
     import os
 
     code = ("import os; import wefe_same.scoring.vectors as v; from wefe_same.models import LoadOptions; "
-            "import types; v.read_table = lambda source, words: (types.SimpleNamespace(fingerprint=str), {}, None); "
+            "import types; v.read_table = lambda source, words, **o: (types.SimpleNamespace(fingerprint=str), {}, None); "
             f"v.read_spec({MODEL!r}, LoadOptions(cache=False), ['he']); print(os.environ.get('OMP_WAIT_POLICY'))")
     env = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     for given, expected in ((None, "PASSIVE"), ("ACTIVE", "ACTIVE")):
@@ -123,9 +125,9 @@ from wefe_same import Query, WordSet, rank
 score._spawn_safe = lambda: True  # what the command line gets
 alive = []
 read_and_score = score.read_and_score
-def spy(plan, task):  # the static model is read while the ONNX worker is alive
+def spy(context, task, *rest):  # the static model is read while the ONNX worker is alive
     alive.append(len(multiprocessing.active_children()))
-    return read_and_score(plan, task)
+    return read_and_score(context, task, *rest)
 score.read_and_score = spy
 query = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
               [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")

@@ -42,11 +42,11 @@ def test_each_model_is_let_go_once_scored(tmp_path, monkeypatch, cached):
     load_table = score_module.load_table
     score_table = score_module.score_table
 
-    def watched_load(task, words):
+    def watched_load(task, words, **options):
         gc.collect()
         alive_at_start.append(sum(ref() is not None for pair in held for ref in pair))
         source = task.source()
-        table, description, identity = load_table(dataclasses.replace(task, spec=source), words)
+        table, description, identity = load_table(dataclasses.replace(task, spec=source), words, **options)
         held.append((weakref.ref(source), weakref.ref(table)))
         return table, description, identity
 

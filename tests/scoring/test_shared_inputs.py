@@ -10,7 +10,7 @@ from wefe_same import Query, WordSet
 from wefe_same.metrics import METRICS
 from wefe_same.metrics.rnd import rnd
 from wefe_same.models import ArraySource
-from wefe_same.scoring.model import WordVectors, prepare
+from wefe_same.scoring.layout import WordVectors, prepare
 from wefe_same.scoring.vectors import build_table
 
 WORDS = [f"w{i}" for i in range(60)]

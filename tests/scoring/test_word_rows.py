@@ -17,8 +17,9 @@ from wefe_same.models import ArraySource
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
-from wefe_same.scoring import model as scoring
-from wefe_same.scoring.model import WORD_LABELS, WordVectors, compact, expand, score_table
+from wefe_same.scoring.context import ScoringContext
+from wefe_same.scoring.model import score_table
+from wefe_same.scoring.scores import WORD_LABELS, compact, expand
 from wefe_same.scoring.vectors import build_table
 
 #: Aligned targets (Direct Bias and RIPA rows), and attribute words a model may miss.
@@ -41,9 +42,8 @@ def table(name: str, seed: int, words=ALL):
 
 
 def alone(table_, plan_):
-    """Scores with nothing kept from an earlier model."""
-    scoring._last_vocabulary.clear()
-    return score_table(table_, plan_)
+    """Scores with nothing kept from an earlier model (a context of its own)."""
+    return score_table(table_, plan_, context=ScoringContext(plan_))
 
 
 def assert_same_scores(a, b):
@@ -81,10 +81,33 @@ def test_models_with_the_same_words_share_layouts_and_score_as_alone(plan):
     same_a, same_b = table("a", 1), table("b", 2)
     fewer = table("c", 3, words=[w for w in ALL if w != "nanny"])
     expected = {t.model: alone(t, plan) for t in (same_a, same_b, fewer)}
-    scoring._last_vocabulary.clear()
+    context = ScoringContext(plan)  # one run's: kept across its models
     for t in (same_a, same_b, fewer, same_a, fewer, same_b):
-        assert_same_scores(score_table(t, plan), expected[t.model])
+        assert_same_scores(score_table(t, plan, context=context), expected[t.model])
     # a model missing words was not read with another model's layouts
     assert "nanny" in expected["c"].details["missing_words"].str.cat(sep=" ") and len(expected["c"].word_bias)
-    assert WordVectors(same_a).vocabulary is WordVectors(same_b).vocabulary
-    assert WordVectors(fewer).vocabulary is not WordVectors(same_b).vocabulary
+    assert context.vocabulary(same_a) is context.vocabulary(same_b)
+    assert context.vocabulary(fewer) is not context.vocabulary(same_b)
+
+
+def test_two_runs_in_one_process_share_nothing(plan):
+    # Per-run state lives in each run's context: another run's models leave it untouched.
+    first, second = ScoringContext(plan), ScoringContext(plan)
+    a, c = table("a", 1), table("c", 3, words=[w for w in ALL if w != "nanny"])
+    score_table(a, plan, context=first)
+    kept = first.vocabulary(a)
+    score_table(c, plan, context=second)
+    assert first.vocabulary(a) is kept and second.vocabulary(a) is not kept
+    assert kept.plan_layouts and len(kept.plan_layouts) == len(plan.subqueries)
+
+
+def test_a_worker_gets_the_context_without_the_last_vocabulary(plan):
+    import pickle
+
+    context = ScoringContext(plan)
+    first = table("a", 1)
+    expected = score_table(first, plan, context=context)
+    copy = pickle.loads(pickle.dumps(context))
+    assert copy._vocabulary is None and context._vocabulary is not None
+    assert [k.columns for k in copy.keys] == [k.columns for k in context.keys]
+    assert_same_scores(score_table(first, copy.plan, context=copy), expected)

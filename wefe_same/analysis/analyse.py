@@ -26,7 +26,8 @@ from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
 from wefe_same.errors import WefeSameWarning
 from wefe_same.metrics.registry import MetricSpec
-from wefe_same.scoring.model import ModelScores, stream_seed
+from wefe_same.scoring.context import stream_seed
+from wefe_same.scoring.scores import ModelScores
 
 
 class AnalysisPlan(Protocol):

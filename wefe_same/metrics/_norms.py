@@ -92,3 +92,48 @@ def scaled_norm(x: np.ndarray, axis: int | None = None) -> np.ndarray:
     with np.errstate(over="ignore"):  # a true norm above the largest float is inf, as it should be
         norm = np.ldexp(np.linalg.norm(scaled, axis=axis, keepdims=True), exponent)
     return np.where(finite, norm, np.inf)
+
+
+#: Entries of a block of :func:`distances_to` (512 KB of float64): its differences and
+#: squares stay in the CPU's cache, where a whole lexicon's (thousands of rows of 768
+#: numbers) would not.
+_BLOCK_ENTRIES = 2**16
+
+
+def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """``safe_norm(A - p, axis=1)`` for each row p of ``points``: shape (len(points), len(A)).
+
+    The same bits as those calls: each row's norm is computed in the same operations, only
+    block by block of rows (a row's norm never depends on the other rows: a block whose
+    squares all pass :func:`_plain_norm`'s test gets the plain norm, any other block the
+    exact algorithm of :func:`safe_norm`).
+
+    >>> A = np.array([[3.0, 4.0], [0.0, 0.0]])
+    >>> distances_to(A, np.zeros((1, 2))).tolist()
+    [[5.0, 0.0]]
+    """
+    A = np.ascontiguousarray(A, dtype=np.float64)
+    points = np.asarray(points, dtype=np.float64)
+    out = np.empty((len(points), len(A)))
+    if not len(A):
+        return out
+    rows = min(max(1, _BLOCK_ENTRIES // max(1, A.shape[1])), len(A))
+    diff = np.empty((rows, A.shape[1]))
+    squares = np.empty_like(diff)
+    for start in range(0, len(A), rows):
+        block = A[start:start + rows]
+        n = len(block)
+        for k, p in enumerate(points):
+            d, sq = diff[:n], squares[:n]
+            np.subtract(block, p, out=d)
+            with np.errstate(over="ignore"):
+                np.multiply(d, d, out=sq)
+            low, high = float(np.min(sq)), float(np.max(sq))
+            norm = None
+            if low >= max(high * _SPREAD, _TINY):
+                with np.errstate(over="ignore"):
+                    norm = np.sqrt(np.add.reduce(sq, axis=1))
+                if not np.all(np.isfinite(norm)):
+                    norm = None
+            out[k, start:start + n] = safe_norm(d, axis=1) if norm is None else norm
+    return out

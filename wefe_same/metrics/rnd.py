@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
-from wefe_same.metrics._norms import safe_norm
+from wefe_same.metrics._norms import distances_to, safe_norm
 from wefe_same.metrics.result import MetricResult
 
 
@@ -22,7 +22,6 @@ def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True
     """
     if normalize:
         T1, T2, A = (M / safe_norm(M, axis=1, keepdims=True) for M in (T1, T2, A))
-    d1 = safe_norm(A - column_mean(T1), axis=1)
-    d2 = safe_norm(A - column_mean(T2), axis=1)
+    d1, d2 = distances_to(A, np.stack((column_mean(T1), column_mean(T2))))
     diff = d1 - d2
     return MetricResult(diff.sum(), {"share_closer_to_targets_1": float(np.mean(diff < 0))})

@@ -9,7 +9,7 @@ from typing import Any
 
 from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import RunPlan
-from wefe_same.scoring.model import ModelScores
+from wefe_same.scoring.scores import ModelScores
 from wefe_same.versions import package_version
 
 #: Distributions whose versions the manifest records (when installed).

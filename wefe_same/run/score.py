@@ -13,8 +13,8 @@ header gives its table's fingerprint (part of the scores key) without reading th
 
 With ``plan.shared_words`` a run has two stages: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
-every model has (:func:`~wefe_same.scoring.model.shared_vocabulary`,
-:func:`~wefe_same.scoring.model.restrict`).
+every model has (:func:`~wefe_same.scoring.matrices.shared_vocabulary`,
+:func:`~wefe_same.scoring.matrices.restrict`).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import functools
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,8 +44,10 @@ from wefe_same.run.executors import (
     make_executor,
 )
 from wefe_same.run.plan import ModelTask, RunPlan
+from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.matrices import restrict, shared_vocabulary
-from wefe_same.scoring.model import ModelScores, compact, expand, load_table, score_table
+from wefe_same.scoring.model import load_table, score_table
+from wefe_same.scoring.scores import ModelScores, compact, expand
 from wefe_same.scoring.vectors import VectorTable, read_spec
 
 CHANGED = ("model {name!r} changed while it was read (its identity is not the same before and after); "
@@ -53,22 +55,26 @@ CHANGED = ("model {name!r} changed while it was read (its identity is not the sa
 
 
 # ----------------------------------------------------------------------------- jobs
-def read_and_score(plan: RunPlan, task: ModelTask) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None,
-                                                            ModelScores]:
+# Each job gets the run's ScoringContext (its plan and what scoring derives from it once);
+# in-process every job shares it, a worker process gets a copy.
+# ``identify``: the run has a cache (the identity is its key; without one nothing is hashed for it).
+def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = True) -> tuple[
+        VectorTable, dict[str, str], dict[str, Any] | None, ModelScores]:
     """Job: one lookup pass over the model, then every metric (its table comes back for the cache)."""
-    table, description, identity = load_table(task, plan.words)
-    return table, description, identity, score_table(table, plan, description, identity)
+    table, description, identity = load_table(task, context.plan.words, identify=identify)
+    return table, description, identity, score_table(table, context.plan, description, identity, context=context)
 
 
-def read_only(plan: RunPlan, task: ModelTask) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def read_only(context: ScoringContext, task: ModelTask,
+              identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: one lookup pass over the model (stage 1 of a shared-words run)."""
-    return load_table(task, plan.words)
+    return load_table(task, context.plan.words, identify=identify)
 
 
-def score_only(plan: RunPlan, table: VectorTable, description: Mapping[str, str],
+def score_only(context: ScoringContext, table: VectorTable, description: Mapping[str, str],
                identity: Mapping[str, Any] | None) -> ModelScores:
     """Job: every metric on a table already read (cached vectors, or stage 2)."""
-    return score_table(table, plan, description, identity)
+    return score_table(table, context.plan, description, identity, context=context)
 
 
 # ----------------------------------------------------------------------------- one model's state
@@ -164,6 +170,7 @@ def score_models(
         (computed and written) or "off" (no cache, or a model without identity).
     """
     executor = make_executor(workers, scheduler)
+    context = ScoringContext(plan)  # the run's scoring state, handed to every job
     models = [_Model(t, position=i, words=words) for i, t in enumerate(tasks)]
     scoring = plan.scoring_key() if cache is not None else ""
     if cache is not None:
@@ -187,18 +194,20 @@ def score_models(
 
     with executor, _bar(len(models), progress) as bar:
         if plan.shared_words:
-            _shared_words(plan, models, executor, cache, scoring, bar)
+            _shared_words(context, models, executor, cache, scoring, bar)
         else:
             bar.update(sum(m.scores is not None for m in models))
             todo = [m for m in models if m.scores is None]
             in_process = isinstance(executor, InProcess)
             encoders: contextlib.AbstractContextManager[list[_Model]] = (
-                _isolated(plan, todo, cache, scoring, bar) if in_process else contextlib.nullcontext([]))
+                _isolated(context, todo, cache, scoring, bar) if in_process else contextlib.nullcontext([]))
             with encoders as beside:
                 later = {id(m) for m in beside}  # read by the ONNX worker meanwhile, scored when the block ends
                 todo = [m for m in todo if m.scores is None and id(m) not in later]
-                jobs: list[Job] = [(score_only, (plan, m.table, m.description, m.identity)) if m.table is not None
-                                   else (read_and_score, (plan, m.job_task(in_process))) for m in todo]
+                jobs: list[Job] = [(score_only, (context, m.table, m.description, m.identity))
+                                   if m.table is not None
+                                   else (read_and_score, (context, m.job_task(in_process), cache is not None))
+                                   for m in todo]
                 # Only the executor holds the jobs from here, and lets each go once run: in-process
                 # a job's task holds its source, which holds the whole model once read.
                 results = executor.run(jobs)
@@ -210,7 +219,7 @@ def score_models(
 
 
 @contextlib.contextmanager
-def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scoring: str,
+def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | None, scoring: str,
               bar: Any) -> Iterator[list[_Model]]:
     """Read the encoder models of an in-process run in worker processes of their own; yields
     the models still being read while the caller scores the others (see below).
@@ -250,43 +259,45 @@ def _isolated(plan: RunPlan, todo: list[_Model], cache: ModelCache | None, scori
     held: tuple[_Model, Any] | None = None  # a worker's last read: scored once the worker has ended
     for heavy in by_backend.values():
         if held is not None:
-            _score_read(plan, *held, cache, scoring, bar)
+            _score_read(context, *held, cache, scoring, bar)
             held = None
         with Processes(1) as executor:
-            results = executor.run(_read_jobs(plan, heavy))
+            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None))
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # the worker and this scoring never peak together
                     held = (heavy[i], value)
                     break
-                _score_read(plan, heavy[i], value, cache, scoring, bar)
+                _score_read(context, heavy[i], value, cache, scoring, bar)
                 value = None
     with contextlib.ExitStack() as stack:
         light_results: Iterator[tuple[int, Any]] = iter(())
         if light:  # started before the held read is scored: that scoring is not on its path
             executor = stack.enter_context(Processes(1))
-            light_results = executor.run(_read_jobs(plan, light))  # submitted: the worker starts now
+            # submitted: the worker starts now
+            light_results = executor.run(_read_jobs(context.plan.words, light, cache is not None))
             executor.close_when_done()  # and exits once read, not when the other models are done
         if held is not None:
-            _score_read(plan, *held, cache, scoring, bar)
+            _score_read(context, *held, cache, scoring, bar)
             held = None
         yield light
         for i, value in light_results:
-            _score_read(plan, light[i], value, cache, scoring, bar)
+            _score_read(context, light[i], value, cache, scoring, bar)
             value = None
 
 
-def _read_jobs(plan: RunPlan, models: list[_Model]) -> list[Job]:
+def _read_jobs(words: Collection[str], models: list[_Model], identify: bool) -> list[Job]:
     """One worker's reads; the first has every core (the parent has nothing to score meanwhile)."""
-    return [(functools.partial(read_spec, spare_core=i > 0), (m.task.spec, m.task.options, plan.words))
+    return [(functools.partial(read_spec, spare_core=i > 0, identify=identify), (m.task.spec, m.task.options, words))
             for i, m in enumerate(models)]
 
 
-def _score_read(plan: RunPlan, model: _Model, read: tuple[VectorTable, dict[str, str], dict[str, Any] | None],
+def _score_read(context: ScoringContext, model: _Model,
+                read: tuple[VectorTable, dict[str, str], dict[str, Any] | None],
                 cache: ModelCache | None, scoring: str, bar: Any) -> None:
     """Score a table an encoder's worker read, here, and write its entries."""
     table, description, identity = read
     with one_thread():  # the same bytes as every other job
-        scores = score_table(table, plan, description, identity)
+        scores = score_table(table, context.plan, description, identity, context=context)
     _finish(model, (table, description, identity, scores), cache, scoring, bar)
 
 
@@ -345,12 +356,13 @@ def _unchanged(model: _Model, identity: Mapping[str, Any] | None) -> bool:
     return True
 
 
-def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache: ModelCache | None,
+def _shared_words(context: ScoringContext, models: list[_Model], executor: Executor, cache: ModelCache | None,
                   scoring: str, bar: Any) -> None:
     """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
-    for i, (table, description, identity) in executor.run([(read_only, (plan, m.job_task(in_process)))
+    for i, (table, description, identity) in executor.run([(read_only, (context, m.job_task(in_process),
+                                                                        cache is not None))
                                                            for m in todo]):
         model = todo[i]
         model.table, model.description, model.source = table, description, None
@@ -358,7 +370,7 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
             model.identity = identity
         elif _unchanged(model, identity):
             cache.put_vectors(model.vkey, table, description)  # type: ignore[union-attr]
-    shared = shared_vocabulary([m.table for m in models], plan)  # type: ignore[misc]
+    shared = shared_vocabulary([m.table for m in models], context.plan)  # type: ignore[misc]
     restricted = {id(m): restrict(m.table, shared) for m in models}  # type: ignore[arg-type]
     todo = []
     for model in models:
@@ -368,7 +380,7 @@ def _shared_words(plan: RunPlan, models: list[_Model], executor: Executor, cache
         if model.scores is None:
             todo.append(model)
     bar.update(len(models) - len(todo))
-    jobs: list[Job] = [(score_only, (plan, restricted[id(m)], m.description, m.identity)) for m in todo]
+    jobs: list[Job] = [(score_only, (context, restricted[id(m)], m.description, m.identity)) for m in todo]
     for i, scores in executor.run(jobs):
         model = todo[i]
         if model.vkey is not None:

@@ -9,7 +9,8 @@ from collections.abc import Collection, Sequence
 import pandas as pd
 
 from wefe_same.query import resample as resampling
-from wefe_same.scoring.model import ModelScores, ScoringPlan
+from wefe_same.scoring.context import ScoringPlan
+from wefe_same.scoring.scores import ModelScores
 from wefe_same.scoring.vectors import Lookup, LookupStatus, VectorTable
 
 #: Lookup status of a word a model has but not every model of a shared-words run has.

@@ -325,15 +325,17 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
     return out
 
 
-def read_table(source: ModelSource,
-               words: Collection[str]) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
-    """One lookup pass over a model: its table, description and identity."""
+def read_table(source: ModelSource, words: Collection[str], *,
+               identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+    """One lookup pass over a model: its table, description and identity (the cache key;
+    ``identify=False``, a run without a cache: None, and no file is hashed for it)."""
     table = build_table(source, words)
-    return table, source.describe(), source.identity()
+    identity = source.identity() if identify else None
+    return table, source.describe(), identity
 
 
-def read_spec(spec: str, options: LoadOptions, words: Collection[str], *,
-              spare_core: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
+def read_spec(spec: str, options: LoadOptions, words: Collection[str], *, spare_core: bool = True,
+              identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: resolve a model spec and read its table, importing nothing the lookup does not need.
 
     Run in the encoders' short-lived worker process (see :mod:`wefe_same.run.score`):
@@ -342,6 +344,7 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *,
     turn, so the model is let go and its memory handed back before the table is returned.
     ``spare_core``: torch leaves one core to the parent, which scores the previous model
     meanwhile (False for a worker's first model: the parent has nothing to score yet).
+    ``identify``: as :func:`read_table`'s.
     """
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.encoders import EncoderSource
@@ -367,7 +370,7 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *,
         source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 2) - 1)
     with _own_objects_collected():
-        out = read_table(source, words)
+        out = read_table(source, words, identify=identify)
         out[0].fingerprint()  # here, not in the process that scores it
         del source
     release_freed_memory()

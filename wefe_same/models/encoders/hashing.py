@@ -1,6 +1,11 @@
-"""sha256 of a model's files, computed once per (path, size, mtime_ns, inode) and remembered
-in this process and in a JSON store in the encoder cache folder, so the cache key of an
-unchanged model costs ``os.stat`` calls only."""
+"""sha256 of a model's files, computed once per file version (path, size, mtime_ns,
+ctime_ns, inode) and remembered in this process and in a JSON store in the encoder cache
+folder, so the cache key of an unchanged model costs ``os.stat`` calls only.
+
+The inode change time is set by the kernel on every write, ``touch`` and ``os.utime``
+and cannot be set back by a user, so an edit that restores the size and the mtime still
+makes a new version (:func:`~wefe_same.models.readers.files.file_identity` says what the
+stats cannot see)."""
 
 from __future__ import annotations
 
@@ -15,14 +20,14 @@ from wefe_same.versions import sha256_file
 
 #: Files that do not change the vectors, left out of a folder's fingerprint.
 _IGNORED_FILES = {"README.md", "desktop.ini", ".gitattributes"}
-#: sha256 of files already hashed in this process, by (path, size, mtime_ns, inode).
-_HASHES: dict[tuple[str, int, int, int], str] = {}
+#: sha256 of files already hashed in this process, by (path, size, mtime_ns, ctime_ns, inode).
+_HASHES: dict[tuple[str, int, int, int, int], str] = {}
 _HASH_STORE = "sha256.json"
 
 
-def _stat_key(path: Path) -> tuple[str, int, int, int]:
+def _stat_key(path: Path) -> tuple[str, int, int, int, int]:
     stat = path.stat()
-    return str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ino
+    return str(path.resolve()), stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino
 
 
 def _load_hash_store(store: Path) -> dict[str, str]:
@@ -51,13 +56,13 @@ def _save_hash_store(store: Path, entries: dict[str, str]) -> None:
 
 
 def file_sha256(paths: Sequence[Path], store_dir: Path) -> list[str]:
-    """sha256 of each file's bytes, read once per (path, size, mtime_ns, inode).
+    """sha256 of each file's bytes, read once per (path, size, mtime_ns, ctime_ns, inode).
 
     Hashes are remembered in this process and in ``sha256.json`` in ``store_dir`` (the
     encoder folder of the cache directory, :func:`wefe_same.cachedir.cache_dir`), so the
     cache key of an unchanged model costs ``os.stat`` calls only, and a run whose scores
-    are cached opens no model file. A file replaced or touched gets a new size, mtime or
-    inode and is hashed again.
+    are cached opens no model file. A file replaced or touched gets a new size, mtime,
+    ctime or inode and is hashed again.
     """
     keys = [_stat_key(Path(p)) for p in paths]
     missing = [k for k in keys if k not in _HASHES]
@@ -81,6 +86,14 @@ def hashed_before(path: Path, store_dir: Path) -> bool:
     store): a file read whole then, and unchanged since."""
     key = _stat_key(path)
     return key in _HASHES or "\0".join(map(str, key)) in _load_hash_store(store_dir / _HASH_STORE)
+
+
+def known_sha256(paths: Sequence[Path], store_dir: Path) -> list[str | None]:
+    """The sha256 of each file already remembered for its current version (in this process
+    or in ``store_dir``'s store), else None: no model file is read."""
+    keys = [_stat_key(Path(p)) for p in paths]
+    entries = _load_hash_store(store_dir / _HASH_STORE) if any(k not in _HASHES for k in keys) else {}
+    return [_HASHES.get(k) or entries.get("\0".join(map(str, k))) for k in keys]
 
 
 def files_sha256(paths: Sequence[Path], root: Path | None = None, *, store_dir: Path) -> dict[str, str]:

@@ -22,7 +22,7 @@ from wefe_same.cachedir import encoders_dir
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.base import ModelSource
 from wefe_same.models.encoders.contexts import Span, Text, load_contexts, template_texts
-from wefe_same.models.encoders.hashing import files_sha256, folder_files
+from wefe_same.models.encoders.hashing import files_sha256, folder_files, known_sha256
 from wefe_same.models.encoders.onnx import OnnxBackend
 from wefe_same.models.encoders.parts import unpack_split_zip
 from wefe_same.models.encoders.settings import (
@@ -309,16 +309,29 @@ class EncoderSource(ModelSource):
         return key
 
     def describe(self) -> dict[str, str]:
-        """Provenance for the manifest: kind, files, revision or fingerprint, settings, device."""
+        """Provenance for the manifest: kind, files and their sizes, revision, settings, device.
+
+        Reads no model file: the files' sha256 are given only when already known for their
+        current version (:meth:`identity`, which the cache key needs, computed them in this
+        process or remembered them in the cache folder); a ``--no-cache`` run does not hash
+        weights it does not need.
+        """
         s = self.settings
         out: dict[str, str] = {"kind": s.backend}
-        ident = self.identity()
-        for key in ("hub_id", "hub_revision", "package", "package_version"):
-            if ident.get(key):
-                out[key] = str(ident[key])
-        if ident.get("files_sha256"):
-            out["files_sha256"] = json.dumps(ident["files_sha256"], sort_keys=True)
         loc = self._location()
+        if not s.parts and loc.hub_id is not None:
+            out["hub_id"] = loc.hub_id
+            out["hub_revision"] = loc.revision or "unresolved: " + (s.revision or "main")
+        if s.package:
+            out["package"] = s.package
+            if version := _version(s.package):
+                out["package_version"] = str(version)
+        files = self._defining_files(loc)
+        if files:
+            out["file_sizes"] = json.dumps({name: path.stat().st_size for name, path in files.items()}, sort_keys=True)
+            hashes = known_sha256(list(files.values()), encoder_cache(s))
+            if all(hashes):
+                out["files_sha256"] = json.dumps(dict(zip(files, hashes)), sort_keys=True)
         if loc.folder is not None:
             out["path"] = str(loc.folder)
         if s.backend == "onnx":
@@ -348,9 +361,24 @@ class EncoderSource(ModelSource):
         out["device"] = self._backend.device if self._backend is not None else _default_device(s)
         if self._backend is not None and self._backend.dim:
             out["dim"] = str(self._backend.dim)
-        for dist, version in ident["libraries"].items():
-            out[dist] = str(version)
+        for dist in _LIBRARIES[s.backend]:
+            out[dist] = str(_version(dist))
         return out
+
+    def _defining_files(self, loc: Any) -> dict[str, Path]:
+        """{name: path} of the files whose sha256 :meth:`identity` holds (the slices of a
+        split archive, the ONNX and tokenizer files, or the model folder's files), sorted;
+        empty for a hub snapshot (identified by its commit)."""
+        s = self.settings
+        if s.parts:
+            paths, root = sorted(Path(p) for p in s.parts), None
+        elif loc.folder is None or (loc.hub_id is not None and s.backend != "onnx"):
+            return {}
+        elif s.backend == "onnx":
+            paths, root = sorted(Path(f) for f in (s.onnx_file, s.tokenizer_file) if f), None
+        else:
+            paths, root = sorted(folder_files(loc.folder)), loc.folder
+        return {p.relative_to(root).as_posix() if root is not None else p.name: p for p in paths}
 
 
 @contextmanager

@@ -6,7 +6,7 @@ checked container that is not a pickle (:mod:`.codec`), by :class:`ModelCache`
 
 - **vectors**: the :class:`~wefe_same.scoring.vectors.VectorTable` of a run's words (exact
   float64 rows, the lookup statuses) and the model's description;
-- **scores**: a :class:`~wefe_same.scoring.model.ModelScores` (tables with their dtypes
+- **scores**: a :class:`~wefe_same.scoring.scores.ModelScores` (tables with their dtypes
   kept exactly, and any draw arrays);
 - **quality**: a model's quality benchmark rows, so that a cached run opens no model file.
 """

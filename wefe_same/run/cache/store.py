@@ -50,7 +50,7 @@ from wefe_same.run.cache.codec import (
     unpack,
 )
 from wefe_same.run.cache.location import check_cache
-from wefe_same.scoring.model import ModelScores
+from wefe_same.scoring.scores import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
 from wefe_same.validation import read_regular_file
 
@@ -196,7 +196,7 @@ class ModelCache:
         self._write("scores", key, meta, writer.arrays)
 
     def get_scores(self, key: str) -> ModelScores | None:
-        """The stored :class:`~wefe_same.scoring.model.ModelScores`, or None on a miss or a damaged entry."""
+        """The stored :class:`~wefe_same.scoring.scores.ModelScores`, or None on a miss or a damaged entry."""
         return self._read("scores", key, lambda meta, reader: ModelScores(**field_values(meta, reader)))
 
     # -- quality
