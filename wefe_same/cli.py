@@ -105,8 +105,14 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(result.rankings.to_string())
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
-    print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s")
+    print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s{_page_hint(out)}")
     return 0
+
+
+def _page_hint(out: Path) -> str:
+    """The last line's pointer to the results page, when the page was written."""
+    page = Path(out) / "report.html"
+    return f"; open {page} to see every table, figure and warning" if page.is_file() else ""
 
 
 def _save_options(args: argparse.Namespace) -> dict:
@@ -182,7 +188,7 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
         print("Robustness to subset selection (Schröder et al. 2021, §5.3.1): mean |b(W_i) - b(W)| over "
               f"{args.halves} random halves W_i of the neutral words")
         print(table.pivot(index="model", columns="metric", values="mean_abs_change").round(4).to_string())
-    print(f"\nWrote {out}")
+    print(f"\nWrote {out}{_page_hint(out)}")
     return 0
 
 
@@ -412,13 +418,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line_warnings() -> None:
-    """Warnings for the user as one line each on stderr, not file:line plus source."""
+    """Warnings for the user as one line each on stderr, not file:line plus source (a
+    message of several lines is joined into one)."""
     import warnings
 
     from wefe_same.errors import WefeSameWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"wefe-same: warning: {message}", file=sys.stderr)
+        print(f"wefe-same: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
     warnings.showwarning = show
     warnings.simplefilter("always", WefeSameWarning)
