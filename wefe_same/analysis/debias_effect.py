@@ -64,6 +64,18 @@ def _effect(order: str, difference: float) -> str:
     return "reduced" if less else "increased"
 
 
+def _ranks(column: pd.Series) -> pd.Series:
+    """Ranks as nullable integers, or nullable floats where a tie rule gave halves
+    (``ties="average"``: 1.5).
+
+    >>> _ranks(pd.Series([1, pd.NA])).dtype, _ranks(pd.Series([1.5, 2.0])).dtype
+    (Int64Dtype(), Float64Dtype())
+    """
+    values = pd.to_numeric(column, errors="coerce").astype("Float64")
+    whole = values.dropna()
+    return values.astype("Int64") if bool((whole == whole.round()).all()) else values
+
+
 def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Sequence[MetricSpec], *,
                   draws: np.ndarray | None = None, level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame] | None:
     """The before/after table and its per-method summary; None when no base–variant pair is in the run.
@@ -108,9 +120,8 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
                 entry.update(diff_low=float(low), diff_high=float(high), level=level)
             rows.append(entry)
     effect = pd.DataFrame(rows)
-    effect["base_rank"] = effect["base_rank"].astype("Int64")
-    effect["debiased_rank"] = effect["debiased_rank"].astype("Int64")
-    effect["rank_change"] = effect["rank_change"].astype("Int64")
+    for column in ("base_rank", "debiased_rank", "rank_change"):
+        effect[column] = _ranks(effect[column])
     summary = []
     for (base, variant, method), group in effect.groupby(["base", "variant", "method"], sort=False):
         counts = group["effect"].value_counts()
