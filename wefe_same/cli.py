@@ -31,7 +31,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _load_arguments(args: argparse.Namespace) -> dict:
-    """Model-loading options shared by the commands that read models, as ``load_model`` takes them."""
+    """Model-loading options shared by the commands that read models, as ``load_model`` takes them;
+    checked as ``rank`` checks them, before any model is read (``--device cuda`` without a CUDA
+    device, ``--contexts`` with templates)."""
+    from wefe_same.models.encoders.settings import check_device
+    from wefe_same.validation import InvalidParameterError
+
+    check_device(args.device, f"wefe-same {args.command}")
+    if args.contexts is not None and (args.templates or args.template_set is not None):
+        raise InvalidParameterError("--contexts and --template/--templates exclude each other: a word is encoded "
+                                    "in its context sentences or in templates")
     options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
                "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args),
                "device": args.device}
