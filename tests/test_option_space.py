@@ -150,7 +150,7 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
 
     uncovered = {(a, i, b, j) for a, b in itertools.combinations(names, 2)
                  for i in range(sizes[a]) for j in range(sizes[b]) if fits({a: i, b: j})}
-    rows = [] if uncovered or not names else [dict.fromkeys(names, 0)]
+    rows = [] if uncovered else [dict.fromkeys(names, 0)]  # no pair to cover (one option, or none): one row
     while uncovered:
         best: tuple[int, dict[str, int]] | None = None
         for c in range(candidates):
