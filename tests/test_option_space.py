@@ -9,6 +9,7 @@ all-pairs covering array (every pair of values of two options is in some row; no
 full product) is one in-process call of the CLI's ``main`` on tiny models: two tied
 static models, a debiased variant (``+hard-debias``) and a tiny BERT.
 
+Values that cost the most (:data:`ALONE`) are tried once each, on a row of their own.
 Values that must be refused (``--device cuda`` without a CUDA device, a scheduler that
 does not answer, a cap of one subquery) and pairs that exclude each other (contexts with
 templates, ``--higher-is-better`` without an external table, ``--vary`` without an
@@ -83,6 +84,11 @@ API_SAMPLES: dict[str, list[object]] = {"progress": [None, False, True]}
 #: Values refused on their own (each tried once, with every other option at its first value).
 REFUSED = {("device", "cuda"): "CUDA", ("max_subqueries", "1"): "subqueries",
            ("scheduler", "tcp://127.0.0.1:9"): "scheduler"}
+#: Values that cost the most (a bundled query set of hundreds of subqueries; SEAT's templates
+#: times a benchmark's vocabulary): each tried once, on a row of its own that must finish,
+#: beside every other option's first value; not crossed pairwise, so the suite stays within
+#: its two minutes.
+ALONE = {("queries", "gender"), ("template_set", "seat")}
 
 
 def _excluded(row: dict[str, list[str] | None]) -> str | None:
@@ -176,7 +182,8 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
 
 def _rows(command: str) -> list[tuple[str, list[str], dict[str, object], str | None]]:
     """(id, argv, API-only fields, refusal expected or None) of every row of ``command``."""
-    space = [(n, [v for v in vs if (n, (v or [None])[-1]) not in REFUSED]) for n, vs in option_space(command)]
+    space = [(n, [v for v in vs if (n, (v or [None])[-1]) not in REFUSED.keys() | ALONE])
+             for n, vs in option_space(command)]
     api = list(API_SAMPLES.items()) if command == "rank" else []
     everything = space + [(f"api:{n}", [[v] for v in vs]) for n, vs in api]
     rows = []
@@ -185,6 +192,10 @@ def _rows(command: str) -> list[tuple[str, list[str], dict[str, object], str | N
         rows.append((f"{command}-{k}", chosen, None))
     # each refused value, and each excluded pair, on a row of its own
     first = {n: vs[0] for n, vs in everything}
+    for dest, value in sorted(ALONE):
+        if dest in first:
+            flag = next(a.option_strings[0] for a in _subparsers()[command]._actions if a.dest == dest)
+            rows.append((f"{command}-{dest}={value}", {**first, dest: [flag, value]}, None))
     for (dest, value), why in REFUSED.items():
         if dest in first:
             flag = next(a.option_strings[0] for a in _subparsers()[command]._actions if a.dest == dest)
