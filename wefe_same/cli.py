@@ -31,7 +31,16 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _load_arguments(args: argparse.Namespace) -> dict:
-    """Model-loading options shared by the commands that read models, as ``load_model`` takes them."""
+    """Model-loading options shared by the commands that read models, as ``load_model`` takes them;
+    checked as ``rank`` checks them, before any model is read (``--device cuda`` without a CUDA
+    device, ``--contexts`` with templates)."""
+    from wefe_same.models.encoders.settings import check_device
+    from wefe_same.validation import InvalidParameterError
+
+    check_device(args.device, f"wefe-same {args.command}")
+    if args.contexts is not None and (args.templates or args.template_set is not None):
+        raise InvalidParameterError("--contexts and --template/--templates exclude each other: a word is encoded "
+                                    "in its context sentences or in templates")
     options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
                "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args),
                "device": args.device}
@@ -105,8 +114,14 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(result.rankings.to_string())
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
-    print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s")
+    print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s{_page_hint(out)}")
     return 0
+
+
+def _page_hint(out: Path) -> str:
+    """The last line's pointer to the results page, when the page was written."""
+    page = Path(out) / "report.html"
+    return f"; open {page} to see every table, figure and warning" if page.is_file() else ""
 
 
 def _save_options(args: argparse.Namespace) -> dict:
@@ -182,7 +197,7 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
         print("Robustness to subset selection (Schröder et al. 2021, §5.3.1): mean |b(W_i) - b(W)| over "
               f"{args.halves} random halves W_i of the neutral words")
         print(table.pivot(index="model", columns="metric", values="mean_abs_change").round(4).to_string())
-    print(f"\nWrote {out}")
+    print(f"\nWrote {out}{_page_hint(out)}")
     return 0
 
 
@@ -414,13 +429,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _one_line_warnings() -> None:
-    """Warnings for the user as one line each on stderr, not file:line plus source."""
+    """Warnings for the user as one line each on stderr, not file:line plus source (a
+    message of several lines is joined into one)."""
     import warnings
 
     from wefe_same.errors import WefeSameWarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        print(f"wefe-same: warning: {message}", file=sys.stderr)
+        print(f"wefe-same: warning: {' '.join(str(message).split())}", file=sys.stderr)
 
     warnings.showwarning = show
     warnings.simplefilter("always", WefeSameWarning)

@@ -13,7 +13,11 @@ output folder or cache that cannot be used, an executor that cannot start) are n
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import re
+import warnings
+from collections.abc import Iterable, Iterator
+from typing import Any, NamedTuple
 
 
 class WefeSameError(Exception):
@@ -62,7 +66,19 @@ class ExecutorError(WefeSameError):
 
 class WefeSameWarning(UserWarning):
     """Something the user should know that does not stop the run (a figure left out, a word
-    in two target sets, a leniently decoded word). The CLI prints it as one line."""
+    in two target sets, a leniently decoded word). The CLI prints it as one line.
+
+    A warning that may come many times for one model (once per batch of texts) is made by
+    :func:`model_warning` with a ``kind``: a run says it once per model and kind.
+    """
+
+
+def model_warning(message: str, kind: str) -> WefeSameWarning:
+    """A :class:`WefeSameWarning` that a run reports once per model and ``kind`` (the
+    first one; later ones of the same kind only differ in their counts)."""
+    warning = WefeSameWarning(message)
+    warning.kind = kind  # type: ignore[attr-defined]
+    return warning
 
 
 UNKNOWN_NAME = "unknown {kind} {name!r}; valid {kind}s are: {valid}"
@@ -163,3 +179,136 @@ def bad_parameter(param: str, func: str, expected: str, got: object) -> str:
     if len(shown) > 2 * SHOWN_ITEM_CHARS:  # a 6 MB argument is named, not printed
         shown = f"{shown[:SHOWN_ITEM_CHARS]}… ({len(shown)} characters)"
     return BAD_PARAMETER.format(param=param, func=func, expected=expected, got=_Shown(shown))
+
+
+# ----------------------------------------------------------------------------- one voice for warnings
+class Caught(NamedTuple):
+    """A warning caught while a job ran, as plain picklable values (it travels back from a
+    worker process or a Dask worker with the job's result)."""
+
+    category: str  # the class name
+    ours: bool  # a WefeSameWarning
+    kind: str | None  # model_warning's kind
+    text: str
+    origin: str  # the top-level package of the code that warned
+
+
+#: A warning as a run reports it: (model or None, kind, message).
+Said = tuple[str | None, str, str]
+
+#: Floating-point warnings of numpy, whose cause in a run is the model's values.
+_NUMPY_FP = re.compile(r"(overflow|underflow|invalid value|divide by zero) encountered in (\w+)")
+#: Third-party categories about their own API, not the user's data: never shown.
+_DEVELOPER_CATEGORIES = ("DeprecationWarning", "PendingDeprecationWarning", "FutureWarning")
+
+
+def catch(message: Warning | str, category: type[Warning], filename: str) -> Caught:
+    """The picklable record of one warning (``warnings.showwarning``'s arguments)."""
+    ours = isinstance(message, WefeSameWarning) or issubclass(category, WefeSameWarning)
+    return Caught(category.__name__, ours, getattr(message, "kind", None), str(message), _origin(filename))
+
+
+def _origin(filename: str) -> str:
+    """The package a file belongs to: the folder after site-packages, else the file's stem.
+
+    >>> _origin("/venv/lib/python3.11/site-packages/matplotlib/_layoutgrid.py")
+    'matplotlib'
+    >>> _origin("/src/wefe_same/scoring/model.py")
+    'wefe_same'
+    """
+    parts = re.split(r"[\\/]", filename or "")
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts[:-1]:
+            return parts[len(parts) - 1 - parts[::-1].index(marker) + 1].removesuffix(".py")
+    if "wefe_same" in parts[:-1]:
+        return "wefe_same"
+    return parts[-1].removesuffix(".py") if parts[-1] else "python"
+
+
+def translate(caught: Caught, model: str | None = None) -> Said | None:
+    """One warning in the tool's voice: (model, kind, one-line message); None when it is
+    silenced (a third-party library's deprecation notice, which is about its code, not
+    about the user's models or options).
+
+    >>> translate(Caught("RuntimeWarning", False, None, "overflow encountered in multiply", "numpy"), "m+x[a=1]")[2]
+    "model 'm+x[a=1]': a numeric step gave values beyond float64 (numpy: overflow encountered in multiply); \
+its vectors, or an option of its variant, make numbers too large: check the values or the option"
+    >>> translate(Caught("FutureWarning", False, None, "x is deprecated", "transformers"), "m") is None
+    True
+    """
+    text = " ".join(caught.text.split())  # one line
+    who = f"model {model!r}: " if model is not None else ""
+    if caught.ours:
+        return model, caught.kind or text, text
+    if caught.category in _DEVELOPER_CATEGORIES and caught.origin != "wefe_same":
+        return None
+    fp = _NUMPY_FP.search(text)
+    if fp is not None and caught.category == "RuntimeWarning":
+        what = {"overflow": "values beyond float64", "underflow": "values below float64's smallest",
+                "invalid value": "undefined values (NaN)", "divide by zero": "a division by zero"}[fp.group(1)]
+        return model, f"numpy {fp.group(1)}", (
+            f"{who}a numeric step gave {what} (numpy: {fp.group(0)}); its vectors, or an option of its "
+            "variant, make numbers too large: check the values or the option")
+    source = caught.origin if caught.origin != "wefe_same" else "a library"
+    return model, f"{caught.category}: {text}", f"{who}{source} warned: {text}"
+
+
+def _voiced(message: str) -> WefeSameWarning:
+    """A warning already in the tool's voice and in a run's log: shown as it is."""
+    warning = WefeSameWarning(message)
+    warning.voiced = True  # type: ignore[attr-defined]
+    return warning
+
+
+class WarningLog:
+    """The warnings of one run, in the order they came, each once per (model, kind).
+
+    One log per run, passed to the stages (never a module global). Each new warning is
+    also warned (:class:`WefeSameWarning`) in the calling process, where the user's
+    filters and the CLI's one-line display apply; :attr:`messages` are the run's words
+    for :attr:`RankResult.warnings`, the manifest and the report.
+    """
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+        self._keys: set[tuple[str | None, str]] = set()
+
+    def _new(self, said: Said) -> bool:
+        model, kind, message = said
+        if (model, kind) in self._keys or message in self.messages:
+            return False
+        self._keys.add((model, kind))
+        self.messages.append(message)
+        return True
+
+    def add(self, caught: Iterable[Caught], model: str | None = None) -> None:
+        """Warnings caught elsewhere (a job, a worker process) for ``model``: the new ones
+        are logged and warned here."""
+        for record in caught:
+            said = translate(record, model)
+            if said is not None and self._new(said):
+                warnings.warn(_voiced(said[2]), stacklevel=2)
+
+    @contextlib.contextmanager
+    def capture(self, model: str | None = None) -> Iterator[WarningLog]:
+        """Inside the block every warning shown is translated (:func:`translate`), logged
+        once and passed on as a :class:`WefeSameWarning` to what showed warnings before."""
+        with warnings.catch_warnings():
+            before = warnings.showwarning
+
+            def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                     file: Any = None, line: str | None = None) -> None:
+                if getattr(message, "voiced", False):
+                    before(message, category, filename, lineno, file, line)
+                    return
+                said = translate(catch(message, category, filename), model)
+                if said is not None and self._new(said):
+                    before(_voiced(said[2]), WefeSameWarning, filename, lineno, file, line)
+
+            warnings.showwarning = show
+            yield self
+
+
+def caught_in(block: list[warnings.WarningMessage]) -> list[Caught]:
+    """The records of ``catch_warnings(record=True)``'s list, one per distinct warning."""
+    return list(dict.fromkeys(catch(w.message, w.category, w.filename) for w in block))

@@ -448,3 +448,24 @@ def test_one_thread_limits_blas_through_one_controller_per_process(monkeypatch):
         controllers.append(processes._CONTROLLERS["blas"])
     assert all(c is controllers[0] for c in controllers)  # listed the libraries once, not per block
     assert [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"] == before
+
+
+def test_a_dask_jobs_warnings_come_back_with_its_result_once_per_model_and_kind(cluster):
+    """As in-process and on worker processes (tests/test_voice.py): one voice wherever a job runs."""
+    import warnings
+
+    from wefe_same.errors import WarningLog, model_warning
+    from wefe_same.run.executors import Dask
+
+    log, names = WarningLog(), ["m", "m", "n"]
+    jobs = [(warnings.warn, (model_warning("3 text(s) are cut", kind="cut"),)),
+            (warnings.warn, (model_warning("5 text(s) are cut", kind="cut"),)),
+            (np.multiply, (np.float64(1e308), np.float64(10)))]
+    with warnings.catch_warnings(record=True) as shown, Dask(cluster.scheduler_address) as executor:
+        warnings.simplefilter("always")
+        done = sorted(i for i, _ in executor.run(jobs, said=lambda i, caught: log.add(caught, names[i])))
+    assert done == [0, 1, 2]
+    assert len(log.messages) == 2
+    assert len([m for m in log.messages if m in ("3 text(s) are cut", "5 text(s) are cut")]) == 1
+    assert len([m for m in log.messages if m.startswith("model 'n': a numeric step gave values beyond float64")]) == 1
+    assert [str(w.message) for w in shown if w.category is WefeSameWarning] == log.messages

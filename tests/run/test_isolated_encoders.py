@@ -15,6 +15,7 @@ import sys
 import types
 
 from wefe_same import Query, WordSet, rank
+from wefe_same.errors import WarningLog
 
 QUERY = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
               [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
@@ -89,7 +90,7 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
         def __exit__(self, *exc):
             return False
 
-        def run(self, batch):
+        def run(self, batch, said=None):
             jobs.extend(batch)
             return iter([])
 
@@ -98,7 +99,7 @@ def test_torch_leaves_the_parent_a_core_except_for_a_workers_first_model(monkeyp
     options = LoadOptions(cache=False)
     todo = [score._Model(ModelTask(name, "minilm-l6-v2", options)) for name in ("first", "second", "third")]
     context = types.SimpleNamespace(plan=types.SimpleNamespace(words=["he"]))  # a ScoringContext of a plan
-    with score._isolated(context, todo, None, "", None) as beside:  # one torch worker
+    with score._isolated(context, todo, None, "", None, WarningLog()) as beside:  # one torch worker
         assert beside == []  # torch's worker runs alone
     assert [job[0].keywords for job in jobs] == [{"spare_core": False, "identify": False}, {"spare_core": True, "identify": False},
                                                   {"spare_core": True, "identify": False}]

@@ -18,6 +18,7 @@ import pandas as pd
 
 from wefe_same.analysis.correlation import CorrelationMethod, correlations
 from wefe_same.analysis.debias_effect import debias_effect
+from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
 from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
@@ -129,6 +130,12 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
                                    per_model_draws=bool(plan.bootstrap_words or plan.halves)):
         out.warnings.append(message)
         warnings.warn(message, WefeSameWarning, stacklevel=2)
+    # Why a metric ranks no model, why a correlation is undefined: said here, not only in details.csv.
+    explained = [*unranked_metrics(agg.rankings, [m.details for m in per_model], [s.name for s in plan.specs]),
+                 *undefined_correlations(rankings, plan.correlation)]
+    for message in explained:
+        warnings.warn(message, WefeSameWarning, stacklevel=2)
+    out.warnings.extend(explained)
 
     if plan.bootstrap:
         out.aggregates_ci, out.correlations_ci, out.rank_stability = subquery_bootstrap(

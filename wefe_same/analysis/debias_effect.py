@@ -107,6 +107,18 @@ def _effect(order: str, difference: float) -> str:
     return "reduced" if less else "increased"
 
 
+def _ranks(column: pd.Series) -> pd.Series:
+    """Ranks as nullable integers, or nullable floats where a tie rule gave halves
+    (``ties="average"``: 1.5).
+
+    >>> _ranks(pd.Series([1, pd.NA])).dtype, _ranks(pd.Series([1.5, 2.0])).dtype
+    (Int64Dtype(), Float64Dtype())
+    """
+    values = pd.to_numeric(column, errors="coerce").astype("Float64")
+    whole = values.dropna()
+    return values.astype("Int64") if bool((whole == whole.round()).all()) else values
+
+
 def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Sequence[MetricSpec], *,
                   pairs: Sequence[tuple[str, str, str]] = (), draws: np.ndarray | None = None,
                   level: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame] | None:

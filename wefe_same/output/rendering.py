@@ -21,6 +21,7 @@ import io
 import multiprocessing
 import signal
 import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from importlib.metadata import version
@@ -120,23 +121,48 @@ def render(job: FigureJob, formats: Sequence[str]) -> tuple[dict[str, bytes], li
     (a failure is a note and no files)."""
     import matplotlib as mpl
 
-    try:
-        with mpl.rc_context(RC):
-            fig, notes = job.draw(*job.args)
-            if fig is None:
-                return {}, notes
-            _fix_layout(fig)
-            # Labels the layout engine let out of the canvas (long tick labels beside an
-            # equal-aspect heatmap) are brought back by saving the tight box, found once.
-            box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)  # type: ignore[attr-defined]
-            files = {}
-            for fmt in formats:
-                buffer = io.BytesIO()
-                fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt], bbox_inches=box)
-                files[fmt] = buffer.getvalue()
-            return files, notes
-    except Exception as err:
-        return {}, [(None, f"drawing failed ({type(err).__name__}: {err})", "left out")]
+    # matplotlib's own warnings (a layout it could not apply beside long labels, a glyph
+    # its font lacks) become notes of this figure, in the tool's words: not raw lines.
+    with warnings.catch_warnings(record=True) as caught:
+        try:
+            with mpl.rc_context(RC):
+                fig, notes = job.draw(*job.args)
+                if fig is None:
+                    return {}, notes
+                _fix_layout(fig)
+                # Labels the layout engine let out of the canvas (long tick labels beside an
+                # equal-aspect heatmap) are brought back by saving the tight box, found once.
+                box = fig.get_tightbbox(fig._get_renderer()).padded(0.05)  # type: ignore[attr-defined]
+                files = {}
+                for fmt in formats:
+                    buffer = io.BytesIO()
+                    fig.savefig(buffer, format=fmt, dpi=DPI, metadata=_METADATA[fmt], bbox_inches=box)
+                    files[fmt] = buffer.getvalue()
+        except Exception as err:
+            return {}, [(None, f"drawing failed ({type(err).__name__}: {err})", "left out")]
+    return files, [*notes, *dict.fromkeys(note for w in caught if (note := drawing_note(w)) is not None)]
+
+
+#: matplotlib's warnings whose cause in a results figure is known: (start of its text, note).
+_KNOWN_DRAWING_WARNINGS: tuple[tuple[str, Note], ...] = (
+    ("constrained_layout not applied", (None, "its labels (long model or metric names) leave the plot no room",
+                                        "drawn without matplotlib's layout: labels may overlap")),
+    ("Tight layout not applied", (None, "its labels (long model or metric names) leave the plot no room",
+                                  "drawn without matplotlib's layout: labels may overlap")),
+    ("Glyph", (None, "a character of a name is missing from matplotlib's font", "drawn as an empty box")),
+)
+
+
+def drawing_note(caught: warnings.WarningMessage) -> Note | None:
+    """A warning raised while a figure was drawn, as a note of that figure; None for a
+    notice about matplotlib's own API (a deprecation), which is not the user's to act on."""
+    if issubclass(caught.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning)):
+        return None
+    text = " ".join(str(caught.message).split())
+    for start, note in _KNOWN_DRAWING_WARNINGS:
+        if text.startswith(start):
+            return note
+    return (None, f"matplotlib warned: {text}", "drawn anyway")
 
 
 def _worker_init() -> None:

@@ -13,23 +13,28 @@ Every job runs with one BLAS thread, in-process too: a matrix product split over
 different number of threads may round differently, and the same bytes come first.
 
 A worker's :class:`~wefe_same.errors.WefeSameError` is raised again in the calling
-process as that very error (one line), not wrapped in a remote traceback.
+process as that very error (one line), not wrapped in a remote traceback. The warnings a
+job raised travel back with its result (:class:`~wefe_same.errors.Caught` records, once
+each) and go to the ``said`` callback of :meth:`run`: the caller logs them once per model
+(:class:`~wefe_same.errors.WarningLog`), whichever process ran the job.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import dataclasses
 import multiprocessing
 import pickle
 import signal
 import threading
+import warnings
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from wefe_same.errors import ExecutorError, ModelError, WefeSameError
+from wefe_same.errors import Caught, ExecutorError, ModelError, WarningLog, WefeSameError, caught_in
 from wefe_same.processes import exit_with_parent, one_thread
 from wefe_same.validation import InvalidParameterError, check_int, check_scheduler_address
 
@@ -38,6 +43,8 @@ if TYPE_CHECKING:  # a worker imports this module: not the plan, which pulls in 
 
 #: One job of an executor: a top-level function and its arguments (both picklable).
 Job = tuple[Callable[..., Any], tuple[Any, ...]]
+#: Where a job's warnings go: ``said(job index, records)``.
+Said = Callable[[int, list[Caught]], None]
 
 NOT_PICKLABLE = ("model {name!r}: a ModelSource object sent to {where} must be picklable ({error}); "
                  "give a model spec string instead, or run in-process (workers=1)")
@@ -109,23 +116,34 @@ def probe_scheduler(address: str, timeout: float | None = None) -> None:
 # ----------------------------------------------------------------------------- jobs
 @dataclass
 class _Outcome:
-    """What a job sends back: its value, or the WefeSameError it raised (pickled as itself)."""
+    """What a job sends back: its value, or the WefeSameError it raised (pickled as itself),
+    and the warnings it raised."""
 
     value: Any = None
     error: WefeSameError | None = None
+    caught: list[Caught] = dataclasses.field(default_factory=list)
 
 
 def _guarded(fn: Callable[..., Any], *args: Any) -> _Outcome:
-    """Run one job with one BLAS thread; a WefeSameError travels back as a value."""
-    with one_thread():
+    """Run one job with one BLAS thread; a WefeSameError and the warnings travel back as values."""
+    with one_thread(), warnings.catch_warnings(record=True) as block:
         try:
-            return _Outcome(fn(*args))
+            outcome = _Outcome(fn(*args))
         except WefeSameError as err:
             err.__traceback__ = None  # a one-line error needs no remote frames
-            return _Outcome(error=err)
+            outcome = _Outcome(error=err)
+    outcome.caught = caught_in(block)
+    return outcome
 
 
-def _unwrap(outcome: _Outcome) -> Any:
+def _unwrap(outcome: _Outcome, i: int, said: Said | None) -> Any:
+    """The job's value (or its error raised here); its warnings to ``said``, or warned here
+    once each when there is no ``said``."""
+    if outcome.caught:
+        if said is None:
+            WarningLog().add(outcome.caught)
+        else:
+            said(i, outcome.caught)
     if outcome.error is not None:
         raise outcome.error from None
     return outcome.value
@@ -140,7 +158,7 @@ class InProcess(AbstractContextManager["InProcess"]):
     def __exit__(self, *exc: object) -> None:
         return None
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Any]]:
+    def run(self, jobs: Sequence[Job], said: Said | None = None) -> Iterator[tuple[int, Any]]:
         # Each job is let go of once it has run: its arguments can hold a model (a source
         # that read its whole file, a table), which would otherwise live until the last job.
         # The caller passes the list without keeping it (see run.score).
@@ -151,7 +169,7 @@ class InProcess(AbstractContextManager["InProcess"]):
             fn, args = queue.popleft()
             outcome = _guarded(fn, *args)
             del fn, args
-            yield i, _unwrap(outcome)
+            yield i, _unwrap(outcome, i, said)
             del outcome
             i += 1
 
@@ -207,12 +225,13 @@ class Processes(AbstractContextManager["Processes"]):
         self._pool.shutdown(wait=True, cancel_futures=True)
         self._pool = None
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Any]]:
-        """Submit every job now (the workers start at once); the results as they complete."""
+    def run(self, jobs: Sequence[Job], said: Said | None = None) -> Iterator[tuple[int, Any]]:
+        """Submit every job now (the workers start at once); the results as they complete
+        (``said``: where each job's warnings go)."""
         assert self._pool is not None, "use Processes as a context manager"
         with _sigint_ignored():  # the workers start on submit and inherit "ignore" from their first instruction
             futures = {self._pool.submit(_guarded, fn, *args): i for i, (fn, args) in enumerate(jobs)}
-        return self._results(futures)
+        return self._results(futures, said)
 
     def close_when_done(self) -> None:
         """Let the workers exit as soon as the jobs submitted so far have run (their results
@@ -221,7 +240,7 @@ class Processes(AbstractContextManager["Processes"]):
             self._pool.shutdown(wait=False)
 
     @staticmethod
-    def _results(futures: dict[cf.Future, int]) -> Iterator[tuple[int, Any]]:
+    def _results(futures: dict[cf.Future, int], said: Said | None) -> Iterator[tuple[int, Any]]:
         try:
             for future in cf.as_completed(futures):
                 # Let go of the finished future: it holds its result (a model's whole table)
@@ -233,7 +252,7 @@ class Processes(AbstractContextManager["Processes"]):
                 except cf.process.BrokenProcessPool:
                     raise ExecutorError(WORKER_DIED.format(where="a worker process")) from None
                 del future
-                yield i, _unwrap(outcome.pop())  # popped: this generator holds no reference while suspended
+                yield i, _unwrap(outcome.pop(), i, said)  # popped: this generator holds no reference while suspended
         finally:
             for future in futures:
                 future.cancel()
@@ -266,7 +285,7 @@ class Dask(AbstractContextManager["Dask"]):
             self._client.close()
             self._client = None
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[tuple[int, Any]]:
+    def run(self, jobs: Sequence[Job], said: Said | None = None) -> Iterator[tuple[int, Any]]:
         from distributed import as_completed
 
         futures = {self._client.submit(_guarded, fn, *args, pure=False): i for i, (fn, args) in enumerate(jobs)}
@@ -278,7 +297,7 @@ class Dask(AbstractContextManager["Dask"]):
                     if type(err).__name__ == "KilledWorker":  # dask gave up after the workers it lost
                         raise ExecutorError(WORKER_DIED.format(where="a Dask worker")) from None
                     raise
-                yield futures[future], _unwrap(outcome)
+                yield futures[future], _unwrap(outcome, futures[future], said)
         finally:
             self._client.cancel(list(futures))
 

@@ -32,7 +32,7 @@ from wefe_same.analysis.debias_effect import debias_pairs
 from wefe_same.analysis.external import load_external
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
-from wefe_same.errors import ExternalError, WefeSameWarning, short_list
+from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
 from wefe_same.models import ModelSource, default_models, resolve_model
 from wefe_same.models.encoders.vary import Variant, expand
 from wefe_same.output.word_table import WordTable
@@ -71,25 +71,30 @@ def run(config: RankConfig, *, started: float | None = None) -> RankResult:
 
 
 def _run(config: RankConfig, started: float) -> RankResult:
-    prepared = prepare(config)
+    # One log of the run's warnings: every stage's, and every model's from whichever process
+    # read it, each once per model and kind, warned as one line as the stage ends.
+    log = WarningLog()
+    with log.capture():
+        prepared = prepare(config)
     plan = prepared.plan
     words = WordTable()  # each model's per-word rows go here as its scores come in
-    per_model, cache_status = score_models(plan, prepared.tasks, workers=config.workers,
-                                           scheduler=config.scheduler, cache=prepared.cache,
-                                           progress=config.progress, words=words)
-    scores = score_matrices(per_model, plan)
-    agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
-                        nan_policy=plan.nan_policy)
-    quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
-                            cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
-    pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
-    analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
-                       higher_is_better=config.higher_is_better, debias_pairs=pairs)
-    if prepared.variants:
-        analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
-                                                                   prepared.variants, ties=plan.ties)
-    warned = [skipped_warning(prepared.skipped)] if prepared.skipped else []
-    manifest = make_manifest(config, plan, per_model, cache_status, [*warned, *analysed.warnings],
+    with log.capture():
+        per_model, cache_status = score_models(plan, prepared.tasks, workers=config.workers,
+                                               scheduler=config.scheduler, cache=prepared.cache,
+                                               progress=config.progress, words=words, log=log)
+    with log.capture():
+        scores = score_matrices(per_model, plan)
+        agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
+                            nan_policy=plan.nan_policy)
+        quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
+                                cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
+        pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
+        analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
+                           higher_is_better=config.higher_is_better, debias_pairs=pairs)
+        if prepared.variants:
+            analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
+                                                                       prepared.variants, ties=plan.ties)
+    manifest = make_manifest(config, plan, per_model, cache_status, log.messages,
                              skipped=prepared.skipped, metadata=prepared.metadata)
     manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
     return RankResult(
@@ -100,7 +105,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
         word_table=words, quality=quality,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
         rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
-        warnings=list(analysed.warnings),
+        warnings=list(log.messages),
     )
 
 

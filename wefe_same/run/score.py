@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.errors import Caught, ModelError, WarningLog, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
 from wefe_same.output.word_table import WordTable
@@ -140,6 +140,7 @@ def score_models(
     cache: ModelCache | None = None,
     progress: bool | None = None,
     words: WordTable | None = None,
+    log: WarningLog | None = None,
 ) -> tuple[list[ModelScores], dict[str, CacheStatus]]:
     """Score every model of a run, cached per model.
 
@@ -160,6 +161,9 @@ def score_models(
         Where each model's per-word rows go as soon as its scores are in; its
         ``ModelScores.word_bias`` is then left empty, so the caller does not hold every
         model's rows (~10⁵ each) until the end. None: they stay in the scores.
+    log : WarningLog, optional
+        The run's warnings: each model's (from whichever process read or scored it) go
+        here once per model and kind. None: a log of this call's own.
 
     Returns
     -------
@@ -172,6 +176,7 @@ def score_models(
     executor = make_executor(workers, scheduler)
     context = ScoringContext(plan)  # the run's scoring state, handed to every job
     models = [_Model(t, position=i, words=words) for i, t in enumerate(tasks)]
+    log = WarningLog() if log is None else log
     scoring = plan.scoring_key() if cache is not None else ""
     if cache is not None:
         for model in models:
@@ -194,13 +199,13 @@ def score_models(
 
     with executor, _bar(len(models), progress) as bar:
         if plan.shared_words:
-            _shared_words(context, models, executor, cache, scoring, bar)
+            _shared_words(context, models, executor, cache, scoring, bar, log)
         else:
             bar.update(sum(m.scores is not None for m in models))
             todo = [m for m in models if m.scores is None]
             in_process = isinstance(executor, InProcess)
             encoders: contextlib.AbstractContextManager[list[_Model]] = (
-                _isolated(context, todo, cache, scoring, bar) if in_process else contextlib.nullcontext([]))
+                _isolated(context, todo, cache, scoring, bar, log) if in_process else contextlib.nullcontext([]))
             with encoders as beside:
                 later = {id(m) for m in beside}  # read by the ONNX worker meanwhile, scored when the block ends
                 todo = [m for m in todo if m.scores is None and id(m) not in later]
@@ -210,7 +215,7 @@ def score_models(
                                    for m in todo]
                 # Only the executor holds the jobs from here, and lets each go once run: in-process
                 # a job's task holds its source, which holds the whole model once read.
-                results = executor.run(jobs)
+                results = executor.run(jobs, said=_to_log(log, todo))
                 del jobs
                 for i, value in results:
                     _finish(todo[i], value, cache, scoring, bar)
@@ -220,7 +225,7 @@ def score_models(
 
 @contextlib.contextmanager
 def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | None, scoring: str,
-              bar: Any) -> Iterator[list[_Model]]:
+              bar: Any, log: WarningLog) -> Iterator[list[_Model]]:
     """Read the encoder models of an in-process run in worker processes of their own; yields
     the models still being read while the caller scores the others (see below).
 
@@ -259,30 +264,38 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
     held: tuple[_Model, Any] | None = None  # a worker's last read: scored once the worker has ended
     for heavy in by_backend.values():
         if held is not None:
-            _score_read(context, *held, cache, scoring, bar)
+            _score_read(context, *held, cache, scoring, bar, log)
             held = None
         with Processes(1) as executor:
-            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None))
+            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None), said=_to_log(log, heavy))
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # the worker and this scoring never peak together
                     held = (heavy[i], value)
                     break
-                _score_read(context, heavy[i], value, cache, scoring, bar)
+                _score_read(context, heavy[i], value, cache, scoring, bar, log)
                 value = None
     with contextlib.ExitStack() as stack:
         light_results: Iterator[tuple[int, Any]] = iter(())
         if light:  # started before the held read is scored: that scoring is not on its path
             executor = stack.enter_context(Processes(1))
             # submitted: the worker starts now
-            light_results = executor.run(_read_jobs(context.plan.words, light, cache is not None))
+            light_results = executor.run(_read_jobs(context.plan.words, light, cache is not None),
+                                         said=_to_log(log, light))
             executor.close_when_done()  # and exits once read, not when the other models are done
         if held is not None:
-            _score_read(context, *held, cache, scoring, bar)
+            _score_read(context, *held, cache, scoring, bar, log)
             held = None
         yield light
         for i, value in light_results:
-            _score_read(context, light[i], value, cache, scoring, bar)
+            _score_read(context, light[i], value, cache, scoring, bar, log)
             value = None
+
+
+def _to_log(log: WarningLog, models: Sequence[_Model]) -> Any:
+    """The executors' ``said`` callback: job ``i``'s warnings logged for ``models[i]``."""
+    def said(i: int, caught: list[Caught]) -> None:
+        log.add(caught, models[i].task.name)
+    return said
 
 
 def _read_jobs(words: Collection[str], models: list[_Model], identify: bool) -> list[Job]:
@@ -293,10 +306,10 @@ def _read_jobs(words: Collection[str], models: list[_Model], identify: bool) -> 
 
 def _score_read(context: ScoringContext, model: _Model,
                 read: tuple[VectorTable, dict[str, str], dict[str, Any] | None],
-                cache: ModelCache | None, scoring: str, bar: Any) -> None:
+                cache: ModelCache | None, scoring: str, bar: Any, log: WarningLog) -> None:
     """Score a table an encoder's worker read, here, and write its entries."""
     table, description, identity = read
-    with one_thread():  # the same bytes as every other job
+    with one_thread(), log.capture(model.task.name):  # one BLAS thread: the same bytes as every other job
         scores = score_table(table, context.plan, description, identity, context=context)
     _finish(model, (table, description, identity, scores), cache, scoring, bar)
 
@@ -357,13 +370,13 @@ def _unchanged(model: _Model, identity: Mapping[str, Any] | None) -> bool:
 
 
 def _shared_words(context: ScoringContext, models: list[_Model], executor: Executor, cache: ModelCache | None,
-                  scoring: str, bar: Any) -> None:
+                  scoring: str, bar: Any, log: WarningLog) -> None:
     """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
     for i, (table, description, identity) in executor.run([(read_only, (context, m.job_task(in_process),
                                                                         cache is not None))
-                                                           for m in todo]):
+                                                           for m in todo], said=_to_log(log, todo)):
         model = todo[i]
         model.table, model.description, model.source = table, description, None
         if model.vkey is None:  # not cached: the identity the job saw goes into the scores
@@ -381,7 +394,7 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
             todo.append(model)
     bar.update(len(models) - len(todo))
     jobs: list[Job] = [(score_only, (context, restricted[id(m)], m.description, m.identity)) for m in todo]
-    for i, scores in executor.run(jobs):
+    for i, scores in executor.run(jobs, said=_to_log(log, todo)):
         model = todo[i]
         if model.vkey is not None:
             cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand(scores))  # type: ignore[union-attr]

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from wefe_same.cachedir import encoders_dir
-from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.errors import ModelError, model_warning
 from wefe_same.models.encoders.settings import (
     DOWNLOAD_FAILED,
     WORD_POOLINGS,
@@ -198,10 +198,10 @@ class _HfBackend:
         return kept_chars(self.tokenizer, texts, self.max_length)
 
     def _warn_cut(self, long: Sequence[str]) -> None:
-        warnings.warn(
+        warnings.warn(model_warning(
             f"model spec {self.settings.spec!r}: {len(long)} text(s) are longer than the model's "
             f"{self.max_length} positions and are cut to them (first: {long[0][:80]!r}); a word cut off "
-            "gets no vector from that text", WefeSameWarning, stacklevel=3)
+            "gets no vector from that text", kind="texts cut"), stacklevel=3)
 
     def _tokenize(self, texts: list[str], offsets: bool) -> dict[str, Any]:
         """Padded to the longest text; texts longer than the model's positions are cut to them
