@@ -91,13 +91,6 @@ def _made_from(source: str | ModelSource) -> tuple[ModelSource, str] | None:
     return None
 
 
-def _ranks(values: pd.Series) -> pd.Series:
-    """Ranks as integers where they are whole (ties "min", "dense", …), else as floats (``ties="average"``)."""
-    numbers = pd.to_numeric(values, errors="coerce").astype("Float64")
-    whole = numbers.dropna()
-    return numbers.astype("Int64") if bool((whole == whole.round()).all()) else numbers
-
-
 def _effect(order: str, difference: float) -> str:
     if not np.isfinite(difference):
         return "undefined"
