@@ -1,5 +1,9 @@
 import contextlib
+import shutil
 import signal
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
 
 import matplotlib
 import numpy as np
@@ -136,3 +140,30 @@ words = ["nurse", "teacher"]
 targets = ["male", "female"]
 attributes = ["career", "care"]
 """
+
+
+# -- headless Chromium, for the report page's own script --------------------------------------
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+
+
+class _Body(HTMLParser):
+    def __init__(self, text: str):
+        super().__init__()
+        self.attrs: dict[str, str | None] = {}
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            self.attrs = dict(attrs)
+
+
+def chromium_body(page: Path, profile: Path, *, width: int | None = None) -> dict[str, str | None]:
+    """The ``<body>`` attributes of ``page`` after its scripts ran in headless Chromium (a
+    test's script leaves its findings there as ``data-*`` attributes)."""
+    size = [f"--window-size={width},1000"] if width else []
+    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", *size,
+                           f"--user-data-dir={profile}", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return _Body(done.stdout).attrs

@@ -5,8 +5,6 @@ word values at rounding noise are not listed as most biased; and in headless Chr
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
@@ -14,13 +12,11 @@ from types import SimpleNamespace
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import random_source
+from conftest import CHROMIUM, chromium_body, random_source
 
 from wefe_same.output.report_html import NOISE, _words, build_report
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, bands, contrast, ink, luminance, value_heatmap
 from wefe_same.output.word_table import WordSummary
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 
 def test_wcag_luminance_and_contrast_match_the_standard():
@@ -169,16 +165,6 @@ CHECK = """
 """
 
 
-class Body(HTMLParser):
-    def __init__(self, text: str):
-        super().__init__()
-        self.attrs: dict[str, str | None] = {}
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "body":
-            self.attrs = dict(attrs)
-
 
 @pytest.mark.skipif(CHROMIUM is None, reason="no Chromium here (.ci/run installs it)")
 def test_in_chromium_at_1400_px_no_table_overflows_and_every_cell_text_reads(tmp_path: Path):
@@ -196,11 +182,7 @@ def test_in_chromium_at_1400_px_no_table_overflows_and_every_cell_text_reads(tmp
     page = build_report(from_result(result, result.manifest))
     path = tmp_path / "report.html"
     path.write_text(page.replace("</body>", f"<script>{CHECK}</script></body>"), encoding="utf-8")
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                           "--window-size=1400,1000", f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom",
-                           path.as_uri()], capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    body = Body(done.stdout).attrs
+    body = chromium_body(path, tmp_path / "profile", width=1400)
     assert body.get("data-ready") == "1" and "data-error" not in body, body
     assert int(body["data-checked"] or 0) >= 12 * 12  # the rank and correlation cells at least
     assert body["data-problems"] == ""

@@ -7,15 +7,13 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import CHROMIUM, chromium_body
 
 from wefe_same.output.report_assets import SCRIPT
 from wefe_same.output.report_html import _table, _td
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
 
 # name, value as data-v (NaN is the empty string, as _sort_key writes it)
 ROWS = [("ten", "10.0"), ("nine", "9.0"), ("missing", ""), ("hundred", "100.0"), ("minus", "-2.5"),
@@ -48,16 +46,6 @@ PRESS = """
 """
 
 
-class Body(HTMLParser):
-    def __init__(self, text: str):
-        super().__init__()
-        self.attrs: dict[str, str | None] = {}
-        self.feed(text)
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "body":
-            self.attrs = dict(attrs)
-
 
 def page() -> str:
     rows = [[_td(name, sort=name), f'<td data-v="{v}">{v or "–"}</td>'] for name, v in ROWS]
@@ -70,11 +58,7 @@ def page() -> str:
 def test_the_page_script_sorts_numbers_as_numbers_and_filters_rows(tmp_path: Path):
     path = tmp_path / "sort.html"
     path.write_text(page(), encoding="utf-8")
-    done = subprocess.run([CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                           f"--user-data-dir={tmp_path / 'profile'}", "--dump-dom", path.as_uri()],
-                          capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr[-2000:]
-    body = Body(done.stdout).attrs
+    body = chromium_body(path, tmp_path / "profile")
     assert body.get("data-ready") == "1" and "data-error" not in body, body
     assert body["data-up"].split("|") == ASCENDING
     assert body["data-up-sort"] == "ascending"
