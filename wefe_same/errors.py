@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 
@@ -69,12 +69,12 @@ class WefeSameWarning(UserWarning):
     in two target sets, a leniently decoded word). The CLI prints it as one line.
 
     A warning that may come many times for one model (once per batch of texts) is made by
-    :func:`model_warning` with a ``kind``: a run says it once per model and kind.
+    `model_warning` with a ``kind``: a run says it once per model and kind.
     """
 
 
 def model_warning(message: str, kind: str) -> WefeSameWarning:
-    """A :class:`WefeSameWarning` that a run reports once per model and ``kind`` (the
+    """A `WefeSameWarning` that a run reports once per model and ``kind`` (the
     first one; later ones of the same kind only differ in their counts)."""
     warning = WefeSameWarning(message)
     warning.kind = kind  # type: ignore[attr-defined]
@@ -264,9 +264,9 @@ class WarningLog:
     """The warnings of one run, in the order they came, each once per (model, kind).
 
     One log per run, passed to the stages (never a module global). Each new warning is
-    also warned (:class:`WefeSameWarning`) in the calling process, where the user's
-    filters and the CLI's one-line display apply; :attr:`messages` are the run's words
-    for :attr:`RankResult.warnings`, the manifest and the report.
+    also warned (`WefeSameWarning`) in the calling process, where the user's
+    filters and the CLI's one-line display apply; `messages` are the run's words
+    for `RankResult.warnings`, the manifest and the report.
     """
 
     def __init__(self) -> None:
@@ -289,10 +289,14 @@ class WarningLog:
             if said is not None and self._new(said):
                 warnings.warn(_voiced(said[2]), stacklevel=2)
 
+    def of_jobs(self, models: Sequence[str]) -> Callable[[int, list[Caught]], None]:
+        """The executors' ``said`` callback: job ``i``'s warnings logged for ``models[i]``."""
+        return lambda i, caught: self.add(caught, models[i])
+
     @contextlib.contextmanager
     def capture(self, model: str | None = None) -> Iterator[WarningLog]:
-        """Inside the block every warning shown is translated (:func:`translate`), logged
-        once and passed on as a :class:`WefeSameWarning` to what showed warnings before."""
+        """Inside the block every warning shown is translated (`translate`), logged
+        once and passed on as a `WefeSameWarning` to what showed warnings before."""
         with warnings.catch_warnings():
             before = warnings.showwarning
 

@@ -29,20 +29,13 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from wefe_same.errors import Caught, ModelError, WarningLog, WefeSameWarning
+from wefe_same.errors import ModelError, WarningLog, WefeSameWarning
 from wefe_same.models.encoders import EncoderSource
 from wefe_same.models.sources import ModelSource
 from wefe_same.output.word_table import WordTable
 from wefe_same.processes import one_thread, release_freed_memory
 from wefe_same.run.cache import CacheStatus, ModelCache, scores_key, vectors_key
-from wefe_same.run.executors import (
-    Executor,
-    InProcess,
-    Job,
-    Processes,
-    check_picklable,
-    make_executor,
-)
+from wefe_same.run.executors import Executor, InProcess, Job, Processes, check_picklable, make_executor
 from wefe_same.run.plan import ModelTask, RunPlan
 from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.matrices import restrict, shared_vocabulary
@@ -215,7 +208,7 @@ def score_models(
                                    for m in todo]
                 # Only the executor holds the jobs from here, and lets each go once run: in-process
                 # a job's task holds its source, which holds the whole model once read.
-                results = executor.run(jobs, said=_to_log(log, todo))
+                results = executor.run(jobs, said=log.of_jobs([m.task.name for m in todo]))
                 del jobs
                 for i, value in results:
                     _finish(todo[i], value, cache, scoring, bar)
@@ -267,7 +260,8 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
             _score_read(context, *held, cache, scoring, bar, log)
             held = None
         with Processes(1) as executor:
-            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None), said=_to_log(log, heavy))
+            results = executor.run(_read_jobs(context.plan.words, heavy, cache is not None),
+                                   said=log.of_jobs([m.task.name for m in heavy]))
             for done, (i, value) in enumerate(results, start=1):
                 if done == len(heavy):  # the worker and this scoring never peak together
                     held = (heavy[i], value)
@@ -280,7 +274,7 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
             executor = stack.enter_context(Processes(1))
             # submitted: the worker starts now
             light_results = executor.run(_read_jobs(context.plan.words, light, cache is not None),
-                                         said=_to_log(log, light))
+                                         said=log.of_jobs([m.task.name for m in light]))
             executor.close_when_done()  # and exits once read, not when the other models are done
         if held is not None:
             _score_read(context, *held, cache, scoring, bar, log)
@@ -289,13 +283,6 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
         for i, value in light_results:
             _score_read(context, light[i], value, cache, scoring, bar, log)
             value = None
-
-
-def _to_log(log: WarningLog, models: Sequence[_Model]) -> Any:
-    """The executors' ``said`` callback: job ``i``'s warnings logged for ``models[i]``."""
-    def said(i: int, caught: list[Caught]) -> None:
-        log.add(caught, models[i].task.name)
-    return said
 
 
 def _read_jobs(words: Collection[str], models: list[_Model], identify: bool) -> list[Job]:
@@ -374,9 +361,8 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
     """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
-    for i, (table, description, identity) in executor.run([(read_only, (context, m.job_task(in_process),
-                                                                        cache is not None))
-                                                           for m in todo], said=_to_log(log, todo)):
+    jobs: list[Job] = [(read_only, (context, m.job_task(in_process), cache is not None)) for m in todo]
+    for i, (table, description, identity) in executor.run(jobs, said=log.of_jobs([m.task.name for m in todo])):
         model = todo[i]
         model.table, model.description, model.source = table, description, None
         if model.vkey is None:  # not cached: the identity the job saw goes into the scores
@@ -393,8 +379,8 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
         if model.scores is None:
             todo.append(model)
     bar.update(len(models) - len(todo))
-    jobs: list[Job] = [(score_only, (context, restricted[id(m)], m.description, m.identity)) for m in todo]
-    for i, scores in executor.run(jobs, said=_to_log(log, todo)):
+    jobs = [(score_only, (context, restricted[id(m)], m.description, m.identity)) for m in todo]
+    for i, scores in executor.run(jobs, said=log.of_jobs([m.task.name for m in todo])):
         model = todo[i]
         if model.vkey is not None:
             cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand(scores))  # type: ignore[union-attr]
