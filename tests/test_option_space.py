@@ -151,16 +151,19 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
     def fits(row: dict[str, int]) -> bool:
         return _excluded({n: values[n][i] for n, i in row.items()}) is None
 
+    position = {n: k for k, n in enumerate(names)}
+
     def key(m: str, i: int, n: str, j: int) -> tuple[str, int, str, int]:
-        return (m, i, n, j) if names.index(m) < names.index(n) else (n, j, m, i)
+        return (m, i, n, j) if position[m] < position[n] else (n, j, m, i)
 
     uncovered = {(a, i, b, j) for a, b in itertools.combinations(names, 2)
                  for i in range(sizes[a]) for j in range(sizes[b]) if fits({a: i, b: j})}
     rows = [] if uncovered else [dict.fromkeys(names, 0)]  # no pair to cover (one option, or none): one row
     while uncovered:
         best: tuple[int, dict[str, int]] | None = None
+        ordered = sorted(uncovered)  # the same for every candidate of this row
         for c in range(candidates):
-            a, i, b, j = min(uncovered) if c == 0 else sorted(uncovered)[rng.integers(len(uncovered))]
+            a, i, b, j = ordered[0] if c == 0 else ordered[rng.integers(len(ordered))]
             row = {a: i, b: j}
             order = [n for n in names if n not in row]
             if c:
