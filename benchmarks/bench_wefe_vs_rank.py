@@ -85,7 +85,7 @@ def weat_queries(wefe) -> dict[str, list]:
     from wefe.query import Query as WefeQuery
 
     from wefe_same.metrics.registry import get_metric
-    from wefe_same.query.expand import expand
+    from wefe_same.query.expand import expand_query
     from wefe_same.query.files import load_queries
 
     (qs,) = load_queries("weat")
@@ -102,7 +102,7 @@ def weat_queries(wefe) -> dict[str, list]:
           + ("all keyed sets" if not mismatched else "NO: " + ", ".join(sorted(set(mismatched)))))
     out = {}
     for name in METRICS:
-        subs = expand([qs], get_metric(name))
+        subs = expand_query([qs], get_metric(name))
         out[name] = [WefeQuery([list(s.words) for s in sub.query.targets],
                                [list(s.words) for s in sub.query.attributes],
                                [s.name for s in sub.query.targets], [s.name for s in sub.query.attributes])

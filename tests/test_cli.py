@@ -145,11 +145,11 @@ def test_the_default_run_ranks_the_25_case_study_queries():
     case study (7 + 9 + 9)."""
     from wefe_same.cli import build_parser
     from wefe_same.query import load_queries
-    from wefe_same.query.expand import expand
+    from wefe_same.query.expand import expand_query
 
     args = build_parser().parse_args(["rank"])
     assert args.queries == ["gender", "ethnicity", "religion"]
-    columns = [s.column for s in expand(load_queries(args.queries), METRICS["WEAT"])]
+    columns = [s.column for s in expand_query(load_queries(args.queries), METRICS["WEAT"])]
     assert len(columns) == 25
     assert sorted({c.split(":")[0] for c in columns}) == ["ethnicity", "gender", "religion"]
 

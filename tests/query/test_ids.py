@@ -12,7 +12,7 @@ from wefe_same import Query, QueryError, WordSet, rank
 from wefe_same.metrics import get_metric
 from wefe_same.models import ArraySource
 from wefe_same.query import QuerySet
-from wefe_same.query.expand import expand
+from wefe_same.query.expand import expand_query
 from wefe_same.query.files import load_query_file
 
 A_PLUS_B = WordSet("a+b", ["he", "man"])
@@ -31,7 +31,7 @@ def test_names_with_separators_give_distinct_ids():
 def test_both_colliding_subqueries_are_scored():
     """Before the fix, both ids read "q:a+b+c|n" and the score matrix had one column."""
     qs = QuerySet("q", (Query([A_PLUS_B, C], [NEUTRAL]), Query([A, B_PLUS_C], [NEUTRAL])))
-    assert [s.column for s in expand([qs], get_metric("SAME"))] == ["q:a%2Bb+c|n", "q:a+b%2Bc|n"]
+    assert [s.column for s in expand_query([qs], get_metric("SAME"))] == ["q:a%2Bb+c|n", "q:a+b%2Bc|n"]
     source = ArraySource("m", GENDER_WORDS, np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 6)))
     result = rank([source], [qs], metrics=["SAME"], cache=False, progress=False)
     assert list(result.scores["SAME"].columns) == ["q:a%2Bb+c|n", "q:a+b%2Bc|n"]
@@ -40,12 +40,12 @@ def test_both_colliding_subqueries_are_scored():
 
 def test_query_set_name_with_a_colon_is_escaped():
     qs = QuerySet("gender:v2", (Query([A, C], [NEUTRAL]),))
-    assert [s.column for s in expand([qs], get_metric("SAME"))] == ["gender%3Av2:a+c|n"]
+    assert [s.column for s in expand_query([qs], get_metric("SAME"))] == ["gender%3Av2:a+c|n"]
 
 
 def test_ordinary_names_are_unchanged():
     qs = QuerySet("gender", (Query([WordSet("male", ["he"]), WordSet("female", ["she"])], [NEUTRAL]),))
-    assert [s.column for s in expand([qs], get_metric("SAME"))] == ["gender:male+female|n"]
+    assert [s.column for s in expand_query([qs], get_metric("SAME"))] == ["gender:male+female|n"]
 
 
 def test_two_different_sets_under_one_name_are_refused():
@@ -63,4 +63,4 @@ def test_a_file_with_separators_in_set_names_loads_and_keeps_both(tmp_path):
         '[[queries]]\ntargets = ["a", "b+c"]\nattributes = ["n"]\n'
     )
     qs = load_query_file(path)
-    assert len({s.column for s in expand([qs], get_metric("SAME"))}) == 2
+    assert len({s.column for s in expand_query([qs], get_metric("SAME"))}) == 2

@@ -19,7 +19,7 @@ from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
 from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.model import score_table
-from wefe_same.scoring.scores import WORD_LABELS, compact, expand
+from wefe_same.scoring.scores import WORD_LABELS, compact, expand_scores
 from wefe_same.scoring.vectors import build_table
 
 #: Aligned targets (Direct Bias and RIPA rows), and attribute words a model may miss.
@@ -71,7 +71,7 @@ def test_the_cache_stores_strings_and_gives_back_the_same_compact_table(plan, tm
     cache = ModelCache(tmp_path / "cache")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a table the entry format cannot hold would warn
-        cache.put_scores("0" * 64, expand(scores))
+        cache.put_scores("0" * 64, expand_scores(scores))
     back = cache.get_scores("0" * 64)
     assert back is not None and pd.api.types.is_string_dtype(back.word_bias["word"])
     assert_same_scores(compact(back), scores)

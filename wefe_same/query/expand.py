@@ -34,7 +34,7 @@ class Subquery:
         return f"{id_part(self.query_set)}:{self.query.id}"
 
 
-def expand(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
+def expand_query(query_sets: Sequence[QuerySet], spec: MetricSpec) -> list[Subquery]:
     """Q_F = Q_1(s) ∪ … ∪ Q_r(s): subqueries of the metric's template, duplicates merged."""
     out: dict[str, Subquery] = {}
     for qs in query_sets:

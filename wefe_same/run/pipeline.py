@@ -34,7 +34,7 @@ from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
 from wefe_same.models import ModelSource, default_models, resolve_model
-from wefe_same.models.encoders.vary import Variant, expand
+from wefe_same.models.encoders.vary import Variant, model_variants
 from wefe_same.output.word_table import WordTable
 from wefe_same.processes import fewer_collections
 from wefe_same.quality import load_benchmark
@@ -160,7 +160,7 @@ def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | Mode
     if models is None or isinstance(models, (str, ModelSource)):
         models = default_models() if models is None else [models]
     options = config.load_options()
-    return expand(list(models), config.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
+    return model_variants(list(models), config.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
 
 
 def skipped_warning(skipped: list[tuple[str, str]]) -> str:

@@ -21,7 +21,7 @@ from wefe_same.metrics.registry import MetricSpec, resolve_metrics
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
-from wefe_same.query.expand import Subquery, check_subquery_count, expand, query_set_weights
+from wefe_same.query.expand import Subquery, check_subquery_count, expand_query, query_set_weights
 from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
 from wefe_same.run.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
@@ -99,7 +99,7 @@ class RunPlan:
 
     @cached_property
     def subqueries(self) -> list[tuple[MetricSpec, list[Subquery]]]:
-        return [(s, expand(self.query_sets, s)) for s in self.specs]
+        return [(s, expand_query(self.query_sets, s)) for s in self.specs]
 
     @cached_property
     def words(self) -> frozenset[str]:

@@ -40,7 +40,7 @@ from wefe_same.run.plan import ModelTask, RunPlan
 from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.matrices import restrict, shared_vocabulary
 from wefe_same.scoring.model import load_table, score_table
-from wefe_same.scoring.scores import ModelScores, compact, expand
+from wefe_same.scoring.scores import ModelScores, compact, expand_scores
 from wefe_same.scoring.vectors import VectorTable, read_spec
 
 CHANGED = ("model {name!r} changed while it was read (its identity is not the same before and after); "
@@ -329,7 +329,7 @@ def _finish(model: _Model, value: Any, cache: ModelCache | None, scoring: str, b
     else:
         scores = value
     if _unchanged(model, scores.identity):
-        cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand(scores))  # type: ignore[union-attr]
+        cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand_scores(scores))  # type: ignore[union-attr]
     model.keep(scores)
     # done: nothing of the model is kept, so memory stays flat in the number of models
     model.table = model.source = None
@@ -383,7 +383,7 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
     for i, scores in executor.run(jobs, said=log.of_jobs([m.task.name for m in todo])):
         model = todo[i]
         if model.vkey is not None:
-            cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand(scores))  # type: ignore[union-attr]
+            cache.put_scores(_scores_key(model, scores.fingerprint, scoring), expand_scores(scores))  # type: ignore[union-attr]
         model.keep(scores)
         bar.set_postfix_str(model.task.name, refresh=False)
         bar.update(1)

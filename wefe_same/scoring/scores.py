@@ -33,7 +33,7 @@ class ModelScores:
     """Everything one model contributed to a run (what the cache stores per model).
 
     ``word_bias`` holds its labels (model, metric, subquery, word, component) as
-    categories (:func:`compact`); the cache stores them as strings (:func:`expand`).
+    categories (:func:`compact`); the cache stores them as strings (:func:`expand_scores`).
 
     ``draws`` holds resampled overall aggregates, shape (draws, metrics) in the plan's
     metric order: ``"bootstrap_words"`` (words resampled inside every set) and
@@ -85,7 +85,7 @@ def compact(scores: ModelScores | None) -> ModelScores | None:
     return replace(scores, word_bias=frame.astype(labels)) if labels else scores
 
 
-def expand(scores: ModelScores) -> ModelScores:
+def expand_scores(scores: ModelScores) -> ModelScores:
     """The same scores with their per-word labels as strings (what the cache stores: the
     entry format holds no categories; :func:`compact` undoes it)."""
     frame = scores.word_bias

@@ -5,7 +5,7 @@ Delobelle et al. 2022 show that it often does not).
 
 A variant is named ``BASE[pooling=P,layer=L]`` with every varied key spelt out (also a
 default value), so that the variants of one model and the models of one setting can be
-read off the names; :func:`expand` returns that table too. Models that are not ``hf:``
+read off the names; :func:`model_variants` returns that table too. Models that are not ``hf:``
 specs (static models, ``sbert:`` and catalog encoders, whose pooling is their own) are
 kept as they are: they are the same model under every setting.
 """
@@ -87,7 +87,7 @@ def setting_text(setting: Mapping[str, str]) -> str:
     return ",".join(f"{k}={setting[k]}" for k in VARY_KEYS if k in setting)
 
 
-def expand(models: Sequence[str | ModelSource], vary: Mapping[str, Sequence[str]],
+def model_variants(models: Sequence[str | ModelSource], vary: Mapping[str, Sequence[str]],
            resolve: object) -> tuple[list[str | ModelSource], list[Variant]]:
     """Each ``hf:`` spec in ``models`` becomes one named source per setting; the others stay.
 
