@@ -63,8 +63,8 @@ DECODER_TYPES = frozenset({
     "olmo", "olmo2", "stablelm", "starcoder2", "granite", "cohere", "mpt", "xglm", "smollm3",
 })
 #: Characters one template may hold: a template is one sentence, and a model reads at most
-#: its positions (512 tokens for BERT, about 2 000 characters); a 1 MB template took 69 s
-#: to tokenize and was then cut to those positions anyway.
+#: its positions (512 tokens for BERT, about 2 000 characters): a longer one costs tokenizing
+#: time per word and is cut to those positions anyway.
 MAX_TEMPLATE_CHARS = 2000
 #: Templates per word: each is one encoder pass per word.
 MAX_TEMPLATES = 200
