@@ -81,7 +81,6 @@ class Analysis:
     debias_summary: pd.DataFrame | None = None
     measurement_sensitivity: pd.DataFrame | None = None  # filled by the run stage (``--vary``)
     set_apart: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
 
     @property
     def extra(self) -> dict[str, pd.DataFrame]:
@@ -125,17 +124,15 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         rankings = rankings.join(fixed)
     rho, pvalues = correlations(rankings, plan.correlation)
     out = Analysis(aggregates, rankings, rho, pvalues, set_apart=[] if fixed is None else list(fixed.columns))
-    # Models scored on different subqueries of a metric: said once, in the manifest's words too.
-    for message in uneven_warnings(uneven_metrics(scores, [s.name for s in plan.specs]), plan.nan_policy,
-                                   per_model_draws=bool(plan.bootstrap_words or plan.halves)):
-        out.warnings.append(message)
+    # Warned here; the run's WarningLog puts them in RankResult.warnings, the manifest and the report.
+    # Models scored on different subqueries of a metric; why a metric ranks no model; why a
+    # correlation is undefined (said here, not only in details.csv).
+    names = [s.name for s in plan.specs]
+    for message in [*uneven_warnings(uneven_metrics(scores, names), plan.nan_policy,
+                                     per_model_draws=bool(plan.bootstrap_words or plan.halves)),
+                    *unranked_metrics(agg.rankings, [m.details for m in per_model], names),
+                    *undefined_correlations(rankings, plan.correlation)]:
         warnings.warn(message, WefeSameWarning, stacklevel=2)
-    # Why a metric ranks no model, why a correlation is undefined: said here, not only in details.csv.
-    explained = [*unranked_metrics(agg.rankings, [m.details for m in per_model], [s.name for s in plan.specs]),
-                 *undefined_correlations(rankings, plan.correlation)]
-    for message in explained:
-        warnings.warn(message, WefeSameWarning, stacklevel=2)
-    out.warnings.extend(explained)
 
     if plan.bootstrap:
         out.aggregates_ci, out.correlations_ci, out.rank_stability = subquery_bootstrap(
@@ -156,13 +153,7 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if effect is not None:
         out.debias_effect, out.debias_summary = effect
     if len(plan.specs) > 1:
-        with warnings.catch_warnings(record=True) as caught:  # "nothing to compare" goes to the manifest too
-            warnings.simplefilter("always")
-            ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
-        for w in caught:
-            if issubclass(w.category, WefeSameWarning):
-                out.warnings.append(str(w.message))
-            warnings.warn(w.message, w.category, stacklevel=2)
+        ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
         out.aggregation = ranks_by
         out.aggregation_agreement = taus
     return out
