@@ -222,15 +222,13 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
     """Read the encoder models of an in-process run in worker processes of their own; yields
     the models still being read while the caller scores the others (see below).
 
-    An encoder imports torch (or onnxruntime) and its weights, ~500 MB that a process
+    An encoder imports torch (or onnxruntime) and its weights, memory that a process
     keeps after the model is read (imported libraries and allocator caches are not given
     back). In a worker all of it goes back when the worker ends; run first, the worker
     runs beside a parent that has read no model yet, so the whole process tree stays
     smallest. One worker per backend (torch, onnxruntime) reads its encoders in turn: the
-    library is imported and set up once per run, not once per model (a fresh process per
-    encoder cost ~2 s of imports each, most of a many-encoder run), and no worker holds
-    two runtimes at once (torch and onnxruntime together took the default run's tree from
-    ~1.0 to ~1.4 GB). Each model's weights are let go once its table is read
+    library is imported and set up once per run, not once per model, and no worker holds
+    two runtimes at once. Each model's weights are let go once its table is read
     (:func:`~wefe_same.scoring.vectors.read_spec`), so a worker does not grow with the
     number of encoders. The worker only reads the table (``read_spec`` imports neither
     pandas nor scipy nor the metrics); this process scores it, while the worker reads the
@@ -238,11 +236,9 @@ def _isolated(context: ScoringContext, todo: list[_Model], cache: ModelCache | N
     run of one encoder per backend never holds the worker and the scoring at once). Only
     models given as spec strings go (a ModelSource object may not be picklable).
 
-    torch's worker (~600 MB with all-MiniLM-L6-v2) runs alone, before the other models are
-    read. onnxruntime's (~250 MB) runs beside them: its models are yielded, read meanwhile
-    and scored when the block ends. In the default run the ONNX encoder's ~3 s read runs
-    beside the static models' scoring, and the tree's peak (791 MB) is still the one of
-    torch's worker.
+    torch's worker, the larger, runs alone, before the other models are read.
+    onnxruntime's runs beside them: its models are yielded, read meanwhile and scored when
+    the block ends. What each costs is measured in benchmarks/RESULTS.md.
     """
     if not _spawn_safe():
         yield []

@@ -115,8 +115,8 @@ class VectorTable:
     @property
     def unit(self) -> np.ndarray:
         """``raw`` scaled to unit length, computed when first asked for: the encoders'
-        worker sends its tables without them (~22 MB less at the worker's peak for
-        all-MiniLM-L6-v2's 7,045 words, the default run's peak), the scoring process makes them."""
+        worker sends its tables without them (less memory at the worker's peak), the scoring
+        process makes them."""
         if self._unit is None:
             # safe_norm: a model scaled by 1e200 (or 1e-200) gets the unscaled model's unit vectors.
             norms = safe_norm(self.raw, axis=1, keepdims=True) if self.words else 1.0
@@ -139,9 +139,8 @@ class VectorTable:
         return self._lookup_columns
 
     def __getstate__(self) -> dict[str, Any]:
-        # The lookups travel as three columns of strings, not ~7,000 frozen dataclasses: a
-        # table sent back by the encoders' worker unpickled in 11 ms, most of it making
-        # Lookup objects again; the row index is rebuilt from the words.
+        # The lookups travel as three columns of strings, not one frozen dataclass per word
+        # (remaking those was most of unpickling); the row index is rebuilt from the words.
         return {"model": self.model, "words": self.words, "raw": self.raw, "unit": self._unit,
                 "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
 
@@ -260,7 +259,7 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
 def _table_of_rows(model: str, words: list[str], matrix: np.ndarray, has: np.ndarray) -> VectorTable:
     """The table of an open-vocabulary source's :meth:`~wefe_same.models.base.ModelSource.lookup_matrix`:
     the same statuses, vectors and lookups as the per-word path (every vector "exact"),
-    checked and stacked once for all words (a default run's 7,045 words: ~25 ms less)."""
+    checked and stacked once for all words."""
     problems = _problems(matrix)
     usable = has & (problems == 0)
     lookups = [Lookup(w, w, _PROBLEMS[code]) if found else Lookup(w, None, "missing")
@@ -340,7 +339,7 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *, spare_
 
     Run in the encoders' short-lived worker process (see :mod:`wefe_same.run.score`):
     that process then holds torch and one model at a time, but not pandas, scipy or the
-    metrics (~150 MB less at the run's peak). The worker reads every encoder of the run in
+    metrics. The worker reads every encoder of the run in
     turn, so the model is let go and its memory handed back before the table is returned.
     ``spare_core``: torch leaves one core to the parent, which scores the previous model
     meanwhile (False for a worker's first model: the parent has nothing to score yet).
@@ -382,9 +381,9 @@ def _own_objects_collected() -> Iterator[None]:
     """Python's cycle collector looks only at the objects made inside the block, and
     collects their cycles (the model's) when it ends.
 
-    The worker holds ~390,000 objects of torch's and transformers' imports; a full
-    collection walks them all (0.18 s), and reading a model makes enough objects that
-    the collector ran one every ~3 models of a zoo (~0.06 s per model). Frozen
+    The worker holds the many objects of torch's and transformers' imports; a full
+    collection walks them all, and reading a model makes enough objects to trigger full
+    collections. Frozen
     (:func:`gc.freeze`) they are skipped; refcounting still frees them as before. The
     caller imports the model's libraries before the block, or its first collection
     walks their objects too.
