@@ -66,3 +66,12 @@ def test_zoo_files_are_word2vec_text_of_the_default_words(tmp_path):
     assert all(len(line.split(" ")) == zoo.DIM + 1 for line in lines[1:])
     again = zoo.write_zoo(tmp_path / "again", 3)
     assert [p.read_bytes() for p in again] == [p.read_bytes() for p in paths]  # seeded
+
+
+def test_the_extending_page_shows_what_its_metric_example_prints(tmp_path):
+    """docs/extending.md's metric of ~20 lines is run, and its shown output is what it prints."""
+    page = DOCS / "extending.md"
+    text = page.read_text(encoding="utf-8")
+    assert "<!-- output -->" in text
+    regenerated, _ = _load("make_readme").regenerate(text, cwd=tmp_path)
+    assert regenerated == text, "rerun python docs/make_readme.py docs/extending.md"
