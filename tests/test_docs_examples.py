@@ -75,3 +75,20 @@ def test_the_extending_page_shows_what_its_metric_example_prints(tmp_path):
     assert "<!-- output -->" in text
     regenerated, _ = _load("make_readme").regenerate(text, cwd=tmp_path)
     assert regenerated == text, "rerun python docs/make_readme.py docs/extending.md"
+
+
+def test_the_metrics_nav_lists_a_page_per_registry_metric(tmp_path):
+    """docs/metric_nav.py fills User guide › Metrics from the registry; a page missing fails the build."""
+    from mkdocs.exceptions import PluginError
+
+    from wefe_same.metrics.registry import METRICS
+
+    hook = _load("metric_nav")
+    nav = [{"Home": "index.md"}, {"User guide": [{"Queries": "q.md"}, {"Metrics": ["guide/metrics/index.md"]}]}]
+    config = hook.on_config({"nav": nav, "docs_dir": str(DOCS)})
+    metrics = config["nav"][1]["User guide"][1]["Metrics"]
+    assert metrics[0] == "guide/metrics/index.md"
+    assert metrics[1:] == [{name: f"guide/metrics/{name.lower()}.md"} for name in METRICS]
+    assert metrics[2] == {"WEAT-ES": "guide/metrics/weat-es.md"}
+    with pytest.raises(PluginError, match=r"^metric 'WEAT' has no documentation page: add docs/guide/metrics/weat.md$"):
+        hook.metric_pages(tmp_path)
