@@ -131,7 +131,8 @@ def plugin_metrics() -> Plugins:
         try:
             declared = _registered(declared_specs(ep.load(), where), package)
         except Exception as err:  # a broken plugin is one line, and breaks only the runs that ask for it
-            failures[ep.name] = f"{where} failed to load: {type(err).__name__}: {one_line(str(err))}"
+            failures[ep.name] = (str(err) if isinstance(err, MetricError) and str(err).startswith(where)
+                                 else f"{where} failed to load: {type(err).__name__}: {one_line(str(err))}")
             warnings.warn(failures[ep.name], WefeSameWarning, stacklevel=2)
             continue
         for s in declared:

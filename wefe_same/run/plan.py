@@ -99,7 +99,9 @@ class RunPlan:
     @cached_property
     def specs(self) -> list[MetricSpec]:
         custom = {s.name: s for s in self.custom_metrics}
-        return resolve_metrics([custom.get(n, n) for n in self.metric_names])
+        with warnings.catch_warnings():  # a broken plugin was said once, when the config was checked
+            warnings.simplefilter("ignore", WefeSameWarning)  # (a worker process loads the plugins again)
+            return resolve_metrics([custom.get(n, n) for n in self.metric_names])
 
     @cached_property
     def subqueries(self) -> list[tuple[MetricSpec, list[Subquery]]]:
