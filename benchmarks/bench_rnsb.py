@@ -32,7 +32,6 @@ sys.path.insert(0, str(ROOT))
 
 from _common import header  # noqa: E402
 
-from wefe_same.metrics import registry  # noqa: E402
 from wefe_same.metrics import rnsb as current  # noqa: E402
 
 
@@ -52,7 +51,7 @@ def record_calls(models: list[str] | None) -> dict[str, list[tuple]]:
 
     calls: dict[str, list[tuple]] = {}
     current_model = [""]
-    real_score_table, real_rnsb = scoring_model.score_table, registry.rnsb
+    real_score_table, real_rnsb = scoring_model.score_table, current.rnsb
 
     def score_table(table, *args, **kwargs):
         current_model[0] = table.model
@@ -63,11 +62,11 @@ def record_calls(models: list[str] | None) -> dict[str, list[tuple]]:
         calls.setdefault(current_model[0], []).append((targets, [A1, A2], options, seed))
         return real_rnsb(targets, A1, A2, random_state=seed, **options)
 
-    scoring_model.score_table, registry.rnsb = score_table, rnsb
+    scoring_model.score_table, current.rnsb = score_table, rnsb
     try:
         rank(models, metrics=["RNSB"], cache=False, progress=False)
     finally:
-        scoring_model.score_table, registry.rnsb = real_score_table, real_rnsb
+        scoring_model.score_table, current.rnsb = real_score_table, real_rnsb
     return calls
 
 

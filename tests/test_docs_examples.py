@@ -66,3 +66,29 @@ def test_zoo_files_are_word2vec_text_of_the_default_words(tmp_path):
     assert all(len(line.split(" ")) == zoo.DIM + 1 for line in lines[1:])
     again = zoo.write_zoo(tmp_path / "again", 3)
     assert [p.read_bytes() for p in again] == [p.read_bytes() for p in paths]  # seeded
+
+
+def test_the_extending_page_shows_what_its_metric_example_prints(tmp_path):
+    """docs/extending.md's metric of ~20 lines is run, and its shown output is what it prints."""
+    page = DOCS / "extending.md"
+    text = page.read_text(encoding="utf-8")
+    assert "<!-- output -->" in text
+    regenerated, _ = _load("make_readme").regenerate(text, cwd=tmp_path)
+    assert regenerated == text, "rerun python docs/make_readme.py docs/extending.md"
+
+
+def test_the_metrics_nav_lists_a_page_per_registry_metric(tmp_path):
+    """docs/metric_nav.py fills User guide › Metrics from the registry; a page missing fails the build."""
+    from mkdocs.exceptions import PluginError
+
+    from wefe_same.metrics.registry import METRICS
+
+    hook = _load("metric_nav")
+    nav = [{"Home": "index.md"}, {"User guide": [{"Queries": "q.md"}, {"Metrics": ["guide/metrics/index.md"]}]}]
+    config = hook.on_config({"nav": nav, "docs_dir": str(DOCS)})
+    metrics = config["nav"][1]["User guide"][1]["Metrics"]
+    assert metrics[0] == "guide/metrics/index.md"
+    assert metrics[1:] == [{name: f"guide/metrics/{name.lower()}.md"} for name in METRICS]
+    assert metrics[2] == {"WEAT-ES": "guide/metrics/weat-es.md"}
+    with pytest.raises(PluginError, match=r"^metric 'WEAT' has no documentation page: add docs/guide/metrics/weat.md$"):
+        hook.metric_pages(tmp_path)

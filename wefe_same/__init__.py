@@ -11,7 +11,7 @@ from importlib.util import find_spec
 _EXPORTS = {
     "rank": ".api", "load_model": ".api", "export_vectors": ".api", "audit": ".audit", "RankResult": ".result",
     "MetricError": ".errors", "ModelError": ".errors", "QueryError": ".errors", "WefeSameError": ".errors",
-    "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics",
+    "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics", "make_metric": ".metrics",
     "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",
     "WordSet": ".query", "load_queries": ".query",
 }

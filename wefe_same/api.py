@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from wefe_same.metrics.spec import MetricSpec
 from wefe_same.models.sources import ModelSource
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
@@ -25,7 +26,7 @@ from wefe_same.run.config import DEFAULT_QUERIES, RankConfig
 def rank(
     models: Sequence[str | ModelSource] | str | ModelSource | None = None,
     queries: QueriesLike = DEFAULT_QUERIES,
-    metrics: Sequence[str] | str | None = None,
+    metrics: Sequence[str | MetricSpec] | str | MetricSpec | None = None,
     seed: int = 0,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     *,
@@ -76,8 +77,12 @@ def rank(
         Default: every installed catalog model and its debiased variants.
     queries : bundled name, path, Query, QuerySet or a list of these
         Default: the WEFE case-study sets ``gender``, ``ethnicity``, ``religion``.
-    metrics : list of str, optional
-        Registry names; default all. A single string is one metric.
+    metrics : list of str or MetricSpec, optional
+        Names of built-in or installed plugin metrics, and your own metrics
+        (`wefe_same.make_metric`), mixed; default every built-in. A single string
+        is one metric. With ``workers`` > 1 or a ``scheduler``, a metric of your own
+        must be importable by module and name there (not a lambda, a nested function or
+        one defined in ``__main__``), or the run is refused before any work.
     seed : int >= 0
         Seeds every stochastic step; the same seed gives the same bytes.
     metric_options : dict, optional

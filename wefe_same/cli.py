@@ -258,13 +258,25 @@ def _cmd_models(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_metrics(args: argparse.Namespace) -> int:
-    from wefe_same.metrics.registry import METRICS, ORDER_MEANING
+#: The help of every --metrics option.
+METRICS_HELP = "built-in or installed plugin metric names, as wefe-same metrics lists them (default: every built-in)"
 
-    for spec in METRICS.values():
+
+def _cmd_metrics(args: argparse.Namespace) -> int:
+    from wefe_same.metrics.registry import METRICS, ORDER_MEANING, MetricSpec, plugin_metrics
+
+    def line(spec: MetricSpec) -> str:
         options = ", ".join(f"{k}={v!r}" for k, v in spec.options.items()) or "-"
         order = ORDER_MEANING[spec.order].replace("ideal", f"ideal={spec.ideal:g}")
-        print(f"{spec.name:11} template {spec.template!s:12} order: {order}; options: {options}")
+        return f"{spec.name:11} template {spec.template!s:12} order: {order}; options: {options}"
+
+    for spec in METRICS.values():
+        print(line(spec))
+    plugins = plugin_metrics().specs  # a plugin that fails to load is one warning line on stderr
+    if plugins:
+        print("\nInstalled plugin metrics (entry point group wefe_same.metrics):")
+        for spec in plugins.values():
+            print(f"{line(spec)}; package: {spec.origin.package if spec.origin else '?'}")
     return 0
 
 
@@ -342,7 +354,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model_options(p)
     p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES),
                    metavar="NAME|PATH", help="bundled query sets or TOML files (default: %(default)s)")
-    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help=METRICS_HELP)
     p.add_argument("--metric-option", dest="metric_options", action="append", metavar="METRIC.OPTION=VALUE",
                    help="a metric option, e.g. DirectBias.k=2 (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic steps (default: 0)")
@@ -386,7 +398,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("robustness", help="robustness of every score to random halves of the neutral words")
     _add_model_options(p)
     p.add_argument("--queries", nargs="+", default=list(DEFAULT_QUERIES), metavar="NAME|PATH")
-    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help=METRICS_HELP)
     p.add_argument("--halves", type=int, default=20, metavar="H", help="random halves (default: %(default)s)")
     p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
                    help="refuse queries that expand into more subqueries (default: %(default)s)")
@@ -405,7 +417,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("audit", help="check each metric's properties on constructed embeddings")
     p.add_argument("--model", help="construct embeddings in this model's dimension")
-    p.add_argument("--metrics", nargs="+", metavar="NAME", help="registry names (default: all)")
+    p.add_argument("--metrics", nargs="+", metavar="NAME", help=METRICS_HELP)
     p.add_argument("--dim", type=int, default=300, help="dimension when no model is given (default: 300)")
     p.add_argument("--out", default="audit", help="results folder for audit.csv (default: %(default)s)")
     p.set_defaults(run=_cmd_audit)

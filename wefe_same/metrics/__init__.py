@@ -9,6 +9,7 @@ from importlib import import_module
 
 _EXPORTS = {
     "METRICS": ".registry", "MetricSpec": ".registry", "get_metric": ".registry", "resolve_metrics": ".registry",
+    "make_metric": ".registry",
     "MetricResult": ".result",
 }
 __all__ = sorted(_EXPORTS)

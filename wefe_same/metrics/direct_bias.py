@@ -8,6 +8,8 @@ from collections import OrderedDict
 import numpy as np
 
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec, integer, number
+from wefe_same.query.sets import AtLeast, Template
 from wefe_same.validation import check_int, check_number
 
 #: With ``c = 0`` a word counts as orthogonal to the bias subspace (|cos|⁰ = 0) when its
@@ -100,3 +102,13 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
     b = np.linalg.norm(T @ components.T, axis=1)
     powered = (b > ORTHOGONAL_TOL).astype(float) if c == 0 else b**c
     return MetricResult(powered.mean(), details, word_values={"b": b})
+
+
+METRIC = MetricSpec(
+    name="DirectBias", func=direct_bias,
+    call=lambda t, a, **o: direct_bias(a[0], *t, **o),
+    template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
+    word_role="attributes", option_checks={"k": integer(1, none=True), "c": number(0)},
+    formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
+    reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: Schröder, Schulz & Hammer 2024, eq. 17",
+)

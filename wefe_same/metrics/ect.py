@@ -6,6 +6,8 @@ import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec
+from wefe_same.query.sets import Template
 
 
 def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
@@ -67,3 +69,12 @@ def average_ranks(x: np.ndarray) -> np.ndarray:
         counts = np.diff(np.append(starts, n))
         ranks[order] = np.repeat((starts + 1) + (counts - 1) / 2, counts)
     return ranks
+
+
+METRIC = MetricSpec(
+    name="ECT", func=ect,
+    call=lambda t, a, **o: ect(t[0], t[1], a[0], **o),
+    template=Template(2, 1), order="descending", ideal=1.0,
+    formula="Spearman rho of (cos(mean T1, a))_a and (cos(mean T2, a))_a",
+    reference="Dev & Phillips 2019, AISTATS; as in WEFE",
+)

@@ -6,6 +6,8 @@ import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec
+from wefe_same.query.sets import AtLeast, Template
 
 
 def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResult:
@@ -23,3 +25,12 @@ def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResu
     a_means = np.array([column_mean(A) for A in attributes])
     value = np.sum((x_means - x_means.mean(axis=0)) * (a_means - a_means.mean(axis=0)))
     return MetricResult(value, {"n_groups": len(targets)})
+
+
+METRIC = MetricSpec(
+    name="gWEAT", func=gweat,
+    call=lambda t, a, **o: gweat(t, a, **o),
+    template=Template(AtLeast(2), AtLeast(2)), order="abs",
+    formula="Σ_i (T̄_i − μ)·(Ā_i − Ā), target set i paired with attribute set i, unit vectors",
+    reference="Swinger et al. 2019, AIES; as in Schröder, Schulz & Hammer 2024, eq. 3",
+)

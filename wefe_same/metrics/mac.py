@@ -6,6 +6,8 @@ import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec
+from wefe_same.query.sets import AtLeast, Template
 
 
 def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
@@ -16,3 +18,12 @@ def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
     per_word = np.array([1.0 - T @ column_mean(A) for A in attribute_sets]).mean(axis=0)
     return MetricResult(per_word.mean(), {"n_attribute_sets": len(attribute_sets)},
                         word_values={"mean_cosine_distance": per_word})
+
+
+METRIC = MetricSpec(
+    name="MAC", func=mac,
+    call=lambda t, a, **o: mac(t[0], *a, **o),
+    template=Template(1, AtLeast(1)), order="ideal", ideal=1.0,
+    formula="mean_{t∈T, j} mean_{a∈Aj} (1 − cos(t, a))",
+    reference="Manzini, Lim, Tsvetkov & Black 2019, NAACL",
+)

@@ -1,340 +1,330 @@
-"""One registry of frozen metric specs: name, function, template, order, randomness.
+"""One registry of frozen metric specs: the built-in metrics and installed plugins, found alike.
 
-Whether lower is better lives here, not in the metric functions (like scikit-learn's
-scorer specs). An unknown name fails with the list of valid names.
+A metric is a :class:`~wefe_same.metrics.spec.MetricSpec`. Each built-in metric's module
+declares its spec (``METRIC = MetricSpec(...)``, or a tuple of specs); an installed
+package declares its own through an entry point in the group ``wefe_same.metrics``
+naming a spec, a zero-argument callable returning one (such as a module-level
+``make_metric`` call's result) or a tuple of them. Both are read by
+:func:`declared_specs`, so adding a built-in metric touches its own module (and its docs
+page) only. Plugins load on first use, once per process: the default run never imports
+them, and a plugin that fails to load is one warning line that breaks only a run asking
+for its metric. Worker processes and Dask workers find a metric by its name through the
+same lookup (:func:`get_metric`), never from a pickled function.
+
+An unknown name fails with the list of valid names (like scikit-learn's scorer names).
 """
 
 from __future__ import annotations
 
 import inspect
+import pkgutil
+import warnings
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import import_module, metadata
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
-import numpy as np
+from wefe_same.errors import MetricError, WefeSameWarning, unknown_name
+from wefe_same.metrics.spec import (
+    ORDER_MEANING,
+    MetricOrigin,
+    MetricSpec,
+    OptionCheck,
+    Order,
+    boolean,
+    integer,
+    number,
+    one_line,
+    one_of,
+)
+from wefe_same.metrics.weat import PERMUTATION_DETAILS, PERMUTATION_OPTIONS
+from wefe_same.query.sets import Template
 
-from wefe_same.errors import MetricError, unknown_name
-from wefe_same.metrics._permutation import ALTERNATIVES
-from wefe_same.metrics.direct_bias import direct_bias
-from wefe_same.metrics.ect import ect
-from wefe_same.metrics.gweat import gweat
-from wefe_same.metrics.mac import mac
-from wefe_same.metrics.result import MetricResult
-from wefe_same.metrics.ripa import ripa
-from wefe_same.metrics.rnd import rnd
-from wefe_same.metrics.rnsb import prefit as rnsb_prefit
-from wefe_same.metrics.rnsb import rnsb
-from wefe_same.metrics.same import same, same_skew, same_stereotype
-from wefe_same.metrics.weat import weat
-from wefe_same.metrics.weat_es import weat_effect_size
-from wefe_same.query.sets import AtLeast, Template
-from wefe_same.validation import check_bool, check_choice, check_int, check_number
+__all__ = ["ENTRY_POINT_GROUP", "METRICS", "ORDER_MEANING", "PERMUTATION_DETAILS", "PERMUTATION_OPTIONS",
+           "MetricOrigin", "MetricSpec", "OptionCheck", "Order", "boolean", "check_options", "check_sendable",
+           "declared_specs", "get_metric", "integer", "make_metric", "number", "one_of", "plugin_metrics",
+           "resolve_metrics"]
 
-Order = Literal["abs", "ascending", "descending", "ideal"]
-Arrays = list[np.ndarray]
-#: Checks one option value: ``check(value, option, metric)`` returns it or raises
-#: :class:`~wefe_same.validation.InvalidParameterError` naming the metric and the option.
-OptionCheck = Callable[[Any, str, str], Any]
+#: The entry point group in which installed packages declare metrics.
+ENTRY_POINT_GROUP = "wefe_same.metrics"
+#: The distribution that declares the built-in metrics.
+BUILTIN_PACKAGE = "wefe_same"
+#: The order in which the first twelve built-ins have always been listed (tables, the
+#: default run, ``wefe-same metrics``); a built-in added later comes after them.
+LISTED = ("WEAT", "WEAT-ES", "RND", "RNSB", "MAC", "SAME", "DirectBias", "gWEAT", "ECT", "RIPA",
+          "SAME-skew", "SAME-stereotype")
+#: The module attribute in which a built-in metric's module declares its spec(s).
+DECLARED = "METRIC"
 
 
-def integer(minimum: int, *, none: bool = False) -> OptionCheck:
-    """An integer >= ``minimum`` (or None when ``none``).
+def declared_specs(obj: Any, where: str) -> list[MetricSpec]:
+    """The specs that a module's ``METRIC`` or an entry point names: a MetricSpec, a
+    zero-argument callable returning one, or a tuple or list of these.
 
-    >>> integer(1)(0, "k", "DirectBias")
-    Traceback (most recent call last):
-    ...
-    wefe_same.validation.InvalidParameterError: The 'k' parameter of DirectBias must be an integer >= 1. Got 0 instead.
+    >>> [s.name for s in declared_specs(METRICS["MAC"], "here")]
+    ['MAC']
     """
-    def check(value: Any, option: str, metric: str) -> Any:
-        if none and value is None:
-            return None
-        return check_int(value, option, metric, minimum=minimum)
-    return check
+    if isinstance(obj, MetricSpec):
+        return [obj]
+    if isinstance(obj, (tuple, list)):
+        return [s for item in obj for s in declared_specs(item, where)]
+    if callable(obj):
+        got = obj()
+        if isinstance(got, MetricSpec):
+            return [got]
+        raise MetricError(f"{where} returned {type(got).__name__}, not a MetricSpec")
+    raise MetricError(f"{where} names {type(obj).__name__}, not a MetricSpec or a function returning one")
 
 
-def number(low: float | None = None, high: float | None = None, *, low_open: bool = False,
-           high_open: bool = False) -> OptionCheck:
-    """A finite number in the interval given (closed unless ``*_open``)."""
-    return lambda value, option, metric: check_number(value, option, metric, low=low, high=high,
-                                                      low_open=low_open, high_open=high_open)
+def _registered(specs: Iterable[MetricSpec], package: str, *, builtin: bool = False) -> list[MetricSpec]:
+    """``specs`` with their origin: where their code comes from, and which package declares them."""
+    return [replace(s, origin=MetricOrigin(s.func.__module__, s.func.__qualname__, "", package, True)
+                    if builtin else MetricOrigin.of(s, package)) for s in specs]
 
 
-def one_of(*choices: Any) -> OptionCheck:
-    """One of ``choices``."""
-    return lambda value, option, metric: check_choice(value, option, metric, choices)
+def _builtins() -> dict[str, MetricSpec]:
+    """Every spec that a module of this package declares, in :data:`LISTED` order."""
+    found: dict[str, MetricSpec] = {}
+    for info in pkgutil.iter_modules([str(Path(__file__).parent)]):
+        if info.name.startswith("_") or info.name in ("registry", "spec", "result"):
+            continue
+        module = import_module(f"wefe_same.metrics.{info.name}")
+        if hasattr(module, DECLARED):
+            for s in _registered(declared_specs(getattr(module, DECLARED), module.__name__), BUILTIN_PACKAGE,
+                                 builtin=True):
+                if s.name in found:
+                    raise MetricError(f"two built-in metrics are named {s.name!r}")
+                found[s.name] = s
+    listed = [n for n in LISTED if n in found]
+    return {n: found[n] for n in [*listed, *sorted(set(found) - set(listed))]}
 
 
-def boolean() -> OptionCheck:
-    """True or False."""
-    return lambda value, option, metric: check_bool(value, option, metric)
-
-
-#: The permutation test's options, shared by WEAT and WEAT-ES.
-PERMUTATION_OPTIONS: dict[str, OptionCheck] = {
-    "permutations": integer(0),
-    "alternative": one_of(*ALTERNATIVES),
-    "exact_limit": integer(0),
-}
-#: Details of WEAT and WEAT-ES that ``details.csv`` shows as columns of their own.
-PERMUTATION_DETAILS = ("p_value", "n_splits", "p_method")
-
-#: What each order relation means (Badilla et al. 2020, §3.1: the relation says which score is less biased).
-ORDER_MEANING: dict[Order, str] = {
-    "abs": "|x| ascending (0 is unbiased)",
-    "ascending": "x ascending (0 is unbiased)",
-    "descending": "x descending (higher is fairer)",
-    "ideal": "|x − ideal| ascending",
-}
+#: The built-in metrics by name: a read-only mapping (plugins: :func:`plugin_metrics`).
+METRICS: Mapping[str, MetricSpec] = MappingProxyType(_builtins())
 
 
 @dataclass(frozen=True)
-class MetricSpec:
-    """Everything the framework knows about one metric.
+class Plugins:
+    """The metrics that installed packages declare: specs by name, and the one-line error of
+    each entry point that failed (by the entry point's name and, once known, the metric's)."""
 
-    Attributes
-    ----------
-    name : str
-    func : callable
-        The pure function on arrays; its keyword-only parameters are the metric's options.
-    call : callable (targets, attributes, **options) -> MetricResult
-        Spreads a subquery's arrays onto ``func``.
-    template : Template
-    order : {"abs", "ascending", "descending", "ideal"}
-    ideal : float
-        The no-bias value (0 unless stated; MAC 1, ECT 1); ``order="ideal"`` ranks by
-        the distance to it.
-    stochastic : bool
-        Takes ``random_state``.
-    vectors : {"unit", "raw"}
-        Which vectors the function receives.
-    unit_option : str or None
-        A boolean option that, when true, makes the function scale every input row to
-        unit length first (RND's ``normalize``): scoring then hands it the table's unit
-        vectors, which are those rows bit for bit (scaled once per model, not per
-        subquery), and calls it with the option false (`inputs`).
-    aligned_targets : bool
-        Target sets are aligned tuples by position; a missing word drops its tuple.
-    word_role : {"targets", "attributes"} or None
-        Whose words the result's ``word_values`` rows belong to (all sets of that role,
-        concatenated in order).
-    random_stream : str or None
-        Metrics with the same stream get the same random draws (WEAT and WEAT-ES share
-        their permutations, so their p-values agree); default: the metric's name.
-    seed_by : {"subquery", "attributes"}
-        What the random draws depend on besides the seed: the whole subquery, or only its
-        attribute sets (RNSB: one classifier per attribute pair, shared by every target set).
-    formula, reference : str
-        For the docs and ``wefe-same metrics``.
-    option_checks : mapping of str to OptionCheck
-        One check per keyword-only option of ``func`` (``random_state`` excluded):
-        ``check(value, option, metric name)`` returns the value or raises
-        `InvalidParameterError`. `check_options` runs
-        them before any work; every option must have one.
-    promoted_details : tuple of str
-        Detail keys shown as columns of their own in ``details.csv`` (the permutation
-        test's ``p_value``, ``n_splits``, ``p_method`` for WEAT and WEAT-ES); the other
-        details go to its JSON column.
-    prefit : callable or None
-        Called with [(targets, attributes, options, random_state), …] of many subqueries of
-        one model before they are computed one by one, to share work between them (RNSB:
-        all their classifiers in one batched solve); it may not change any result.
-    pair_keyed : bool
-        Details and ``word_values`` have keys ``"signed_i_j"`` / ``"pair_i_j"`` indexed by
-        pairs i < j of target sets (SAME, SAME-skew, SAME-stereotype), which tables
-        rename with the sets' names.
+    specs: Mapping[str, MetricSpec]
+    failures: Mapping[str, str]
+
+
+@cache
+def plugin_metrics() -> Plugins:
+    """Load the ``wefe_same.metrics`` entry points, once per process.
+
+    An entry point that fails to import or names no spec, or a metric whose name is taken
+    (by a built-in or an earlier plugin), is one :class:`~wefe_same.errors.WefeSameWarning`
+    line naming the entry point and the error, and is left out.
     """
-
-    name: str
-    func: Callable[..., MetricResult]
-    call: Callable[..., MetricResult]
-    template: Template
-    order: Order
-    formula: str
-    reference: str
-    ideal: float = 0.0
-    stochastic: bool = False
-    vectors: Literal["unit", "raw"] = "unit"
-    unit_option: str | None = None
-    aligned_targets: bool = False
-    word_role: Literal["targets", "attributes"] | None = None
-    random_stream: str | None = None
-    seed_by: Literal["subquery", "attributes"] = "subquery"
-    option_checks: Mapping[str, OptionCheck] = field(default_factory=dict, hash=False, compare=False)
-    promoted_details: tuple[str, ...] = ()
-    pair_keyed: bool = False
-    prefit: Callable[[list[tuple[Arrays, Arrays, Mapping[str, Any], int | None]]], Any] | None = field(
-        default=None, hash=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "option_checks", MappingProxyType(dict(self.option_checks)))
-        if self.unit_option is not None and self.unit_option not in self.options:
-            raise MetricError(f"metric {self.name!r}: unit_option {self.unit_option!r} is not one of its options")
-        if set(self.option_checks) != set(self.options):
-            raise MetricError(
-                f"metric {self.name!r}: option_checks must have one check per option; options: "
-                f"{', '.join(self.options) or 'none'}; checks: {', '.join(self.option_checks) or 'none'}"
-            )
-
-    @property
-    def options(self) -> dict[str, Any]:
-        """Keyword-only options of ``func`` and their defaults (``random_state`` excluded)."""
-        return {
-            p.name: p.default
-            for p in inspect.signature(self.func).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "random_state"
-        }
-
-    def check_option(self, option: str, value: Any) -> Any:
-        """``value`` if ``option`` is one of the metric's options and may take it.
-
-        >>> METRICS["DirectBias"].check_option("c", -1)
-        Traceback (most recent call last):
-        ...
-        wefe_same.validation.InvalidParameterError: The 'c' parameter of DirectBias must be a number >= 0. Got -1 instead.
-        """
-        if option not in self.options:
-            valid = ", ".join(self.options) or "none"
-            raise MetricError(f"metric {self.name!r} has no option {option!r}; its options: {valid}")
-        return self.option_checks[option](value, option, self.name)
-
-    def inputs(self, options: Mapping[str, Any]) -> tuple[Literal["unit", "raw"], Mapping[str, Any]]:
-        """The vectors scoring gathers for this metric, and the options to call it with.
-
-        >>> METRICS["RND"].inputs({})
-        ('unit', {'normalize': False})
-        >>> METRICS["RND"].inputs({"normalize": False})
-        ('raw', {'normalize': False})
-        """
-        if self.unit_option is not None and options.get(self.unit_option, self.options[self.unit_option]):
-            return "unit", {**options, self.unit_option: False}
-        return self.vectors, options
-
-    def compute(
-        self,
-        targets: Arrays,
-        attributes: Arrays,
-        options: Mapping[str, Any] | None = None,
-        random_state: int | None = None,
-    ) -> MetricResult:
-        kwargs = dict(options or {})
-        if self.stochastic:
-            kwargs["random_state"] = random_state
-        return self.call(targets, attributes, **kwargs)
+    specs: dict[str, MetricSpec] = {}
+    failures: dict[str, str] = {}
+    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        package = ep.dist.name if ep.dist is not None else "?"
+        where = f"plugin metric entry point {ep.name!r} ({ep.value}, package {package})"
+        try:
+            declared = _registered(declared_specs(ep.load(), where), package)
+        except Exception as err:  # a broken plugin is one line, and breaks only the runs that ask for it
+            failures[ep.name] = (str(err) if isinstance(err, MetricError) and str(err).startswith(where)
+                                 else f"{where} failed to load: {type(err).__name__}: {one_line(str(err))}")
+            warnings.warn(failures[ep.name], WefeSameWarning, stacklevel=2)
+            continue
+        for s in declared:
+            taken = "a built-in metric" if s.name in METRICS else (
+                f"a metric of package {_package(specs[s.name])}" if s.name in specs else None)
+            if taken:
+                failures.setdefault(s.name, f"{where} declares metric {s.name!r}, which is already {taken}")
+                warnings.warn(f"{where} declares metric {s.name!r}, which is already {taken}: left out",
+                              WefeSameWarning, stacklevel=2)
+                continue
+            specs[s.name] = s
+    return Plugins(MappingProxyType(specs), MappingProxyType(failures))
 
 
-METRICS: dict[str, MetricSpec] = {
-    s.name: s
-    for s in [
-        MetricSpec(
-            name="WEAT", func=weat,
-            call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
-            template=Template(2, 2), order="abs", stochastic=True, word_role="targets",
-            option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS,
-            formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
-            reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
-        ),
-        MetricSpec(
-            name="WEAT-ES", func=weat_effect_size,
-            call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
-            template=Template(2, 2), order="abs", stochastic=True, random_stream="WEAT",
-            option_checks={"ddof": one_of(0, 1), **PERMUTATION_OPTIONS}, promoted_details=PERMUTATION_DETAILS,
-            formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
-            reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
-        ),
-        MetricSpec(
-            name="RND", func=rnd,
-            call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
-            template=Template(2, 1), order="abs", vectors="raw", unit_option="normalize",
-            option_checks={"normalize": boolean()},
-            formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
-            reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",
-        ),
-        MetricSpec(
-            name="RNSB", func=rnsb,
-            call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
-            template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
-            prefit=rnsb_prefit,
-            option_checks={"n_iterations": integer(1), "train_fraction": number(0, 1, low_open=True)},
-            formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
-            reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",
-        ),
-        MetricSpec(
-            name="MAC", func=mac,
-            call=lambda t, a, **o: mac(t[0], *a, **o),
-            template=Template(1, AtLeast(1)), order="ideal", ideal=1.0,
-            formula="mean_{t∈T, j} mean_{a∈Aj} (1 − cos(t, a))",
-            reference="Manzini, Lim, Tsvetkov & Black 2019, NAACL",
-        ),
-        MetricSpec(
-            name="SAME", func=same,
-            call=lambda t, a, **o: same(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending", word_role="attributes", pair_keyed=True,
-            formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
-            reference="Schröder, Schulz & Hammer 2024, §3",
-        ),
-        MetricSpec(
-            name="DirectBias", func=direct_bias,
-            call=lambda t, a, **o: direct_bias(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
-            word_role="attributes", option_checks={"k": integer(1, none=True), "c": number(0)},
-            formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
-            reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: Schröder, Schulz & Hammer 2024, eq. 17",
-        ),
-        MetricSpec(
-            name="gWEAT", func=gweat,
-            call=lambda t, a, **o: gweat(t, a, **o),
-            template=Template(AtLeast(2), AtLeast(2)), order="abs",
-            formula="Σ_i (T̄_i − μ)·(Ā_i − Ā), target set i paired with attribute set i, unit vectors",
-            reference="Swinger et al. 2019, AIES; as in Schröder, Schulz & Hammer 2024, eq. 3",
-        ),
-        MetricSpec(
-            name="ECT", func=ect,
-            call=lambda t, a, **o: ect(t[0], t[1], a[0], **o),
-            template=Template(2, 1), order="descending", ideal=1.0,
-            formula="Spearman rho of (cos(mean T1, a))_a and (cos(mean T2, a))_a",
-            reference="Dev & Phillips 2019, AISTATS; as in WEFE",
-        ),
-        MetricSpec(
-            name="RIPA", func=ripa,
-            call=lambda t, a, **o: ripa(t[0], t[1], a[0], **o),
-            template=Template(2, 1), order="abs", vectors="raw", aligned_targets=True,
-            formula="mean_{a∈A} mean_i ⟨a, (x_i − y_i)/‖x_i − y_i‖⟩ over the aligned pairs (x_i, y_i) of T1, T2",
-            reference="Ethayarajh, Duvenaud & Hirst 2019, ACL; as in WEFE",
-        ),
-        MetricSpec(
-            name="SAME-skew", func=same_skew,
-            call=lambda t, a, **o: same_skew(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="abs", pair_keyed=True,
-            formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
-            reference="Schröder et al. 2021, §4.4",
-        ),
-        MetricSpec(
-            name="SAME-stereotype", func=same_stereotype,
-            call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
-            template=Template(AtLeast(2), 1), order="ascending", pair_keyed=True,
-            formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
-            reference="Schröder et al. 2021, §4.4",
-        ),
-    ]
-}
+def _package(spec: MetricSpec) -> str | None:
+    return spec.origin.package if spec.origin is not None else None
 
 
 def get_metric(name: str) -> MetricSpec:
-    try:
-        return METRICS[name]
-    except KeyError:
-        raise MetricError(unknown_name("metric", name, METRICS)) from None
+    """The built-in or plugin metric called ``name``.
+
+    Raises
+    ------
+    MetricError
+        An unknown name (listing the valid ones), or the one line of a plugin that failed
+        to load.
+    """
+    spec = METRICS.get(name)
+    if spec is not None:
+        return spec
+    plugins = plugin_metrics()
+    if name in plugins.specs:
+        return plugins.specs[name]
+    if name in plugins.failures:
+        raise MetricError(plugins.failures[name])
+    raise MetricError(unknown_name("metric", name, [*METRICS, *plugins.specs]))
 
 
-def resolve_metrics(names: Iterable[str] | None) -> list[MetricSpec]:
-    """Specs for ``names`` (all metrics when None), in the order given."""
-    if names is None:
+def _lookup(name: str) -> MetricSpec | None:
+    return METRICS.get(name) or plugin_metrics().specs.get(name)
+
+
+def resolve_metrics(metrics: Iterable[str | MetricSpec] | str | MetricSpec | None) -> list[MetricSpec]:
+    """Specs for ``metrics`` (every built-in when None), in the order given, duplicates once.
+
+    An item is a registered name or a :class:`MetricSpec` (such as :func:`make_metric`'s):
+    a spec equal to a registered one is that one; another spec may not take a registered
+    name, nor share its name with another item.
+    """
+    if metrics is None:
         return list(METRICS.values())
-    names = list(names)
-    if not names:
+    items = [metrics] if isinstance(metrics, (str, MetricSpec)) else list(metrics)
+    if not items:
         raise MetricError("no metric given; valid metrics are: " + ", ".join(METRICS))
-    return [get_metric(n) for n in dict.fromkeys(names)]
+    out: dict[str, MetricSpec] = {}
+    for item in items:
+        if isinstance(item, str):
+            spec = get_metric(item)
+        elif isinstance(item, MetricSpec):
+            known = _lookup(item.name)
+            if known is not None and known != item:
+                package = _package(known)
+                taken = "a built-in metric" if package == BUILTIN_PACKAGE else f"a metric of package {package}"
+                raise MetricError(f"metric {item.name!r} is already {taken}; give yours another name")
+            spec = known if known is not None else (item if item.origin is not None
+                                                    else replace(item, origin=MetricOrigin.of(item)))
+        else:
+            raise MetricError(f"metrics must be metric names or MetricSpec objects (see make_metric), "
+                              f"not {type(item).__name__}")
+        if spec.name in out and out[spec.name] != spec:
+            raise MetricError(f"two different metrics are named {spec.name!r}")
+        out[spec.name] = spec
+    return list(out.values())
+
+
+def is_registered(spec: MetricSpec) -> bool:
+    """Whether ``spec`` is the built-in or plugin metric of its name (which any process finds by name)."""
+    return _lookup(spec.name) is spec
+
+
+def _import_path_problem(func: Callable[..., Any]) -> str | None:
+    """Why ``func`` cannot be found again by its module and qualified name, or None."""
+    module, qualname = getattr(func, "__module__", None), getattr(func, "__qualname__", None)
+    shown = qualname or repr(func)
+    if not module or not qualname or "<" in qualname:
+        return f"{shown} is a lambda or a function defined inside another"
+    if module in ("__main__", "__mp_main__"):
+        return f"{shown} is defined in __main__ (a script or a notebook)"
+    try:
+        found: Any = import_module(module)
+        for part in qualname.split("."):
+            found = getattr(found, part)
+    except Exception as err:
+        return f"{module}.{qualname} cannot be imported ({type(err).__name__}: {one_line(str(err))})"
+    if found is not func:
+        return f"{module}.{qualname} is another object when imported"
+    return None
+
+
+def check_sendable(specs: Iterable[MetricSpec], where: str) -> None:
+    """Refuse a metric that worker processes or Dask workers could not find.
+
+    A registered metric is found by its name; any other goes by reference to its
+    functions (module and qualified name), which must be importable there: a lambda, a
+    nested function or one defined in ``__main__`` is refused with a one-line
+    :class:`~wefe_same.errors.MetricError` (run it in-process, ``workers=1``, instead).
+    """
+    for s in specs:
+        if is_registered(s):
+            continue
+        for part in (s.func, s.call, s.prefit):
+            problem = None if part is None else _import_path_problem(part)
+            if problem:
+                raise MetricError(f"metric {s.name!r} cannot run in {where}: {problem}, so it cannot be found "
+                                  "there by import path; define it at the top level of an importable module, "
+                                  "or run in-process (workers=1)")
+
+
+def make_metric(func: Callable[..., Any], *, name: str, template: Template | tuple[Any, Any],
+                order: Order, ideal: float = 0.0, vectors: Literal["unit", "raw"] = "unit",
+                options: Mapping[str, OptionCheck] | None = None,
+                word_role: Literal["targets", "attributes"] | None = None,
+                aligned_targets: bool = False, formula: str = "", reference: str = "") -> MetricSpec:
+    """A metric from a plain function, for `wefe_same.rank` or an entry point.
+
+    Parameters
+    ----------
+    func : callable ``func(targets, attributes, *, option=default, ...)``
+        ``targets`` and ``attributes`` are lists of (words × dim) arrays, one per set of a
+        subquery; the keyword-only parameters are the metric's options (a keyword-only
+        ``random_state`` makes it stochastic: it then receives a seed per subquery).
+        Returns one number, or a `wefe_same.metrics.result.MetricResult` (NaN with
+        a reason when undefined; ``word_values`` one per word of ``word_role``). An
+        exception, a non-finite number, a non-number or an array becomes NaN with the
+        reason, for that subquery only.
+    name : str
+        The metric's name in tables and on the command line; not a built-in's.
+    template : Template or (targets, attributes)
+        How many sets it takes of each role: an int or ``AtLeast(k)`` each.
+    order : {"abs", "ascending", "descending", "ideal"}
+        Which score is less biased: smaller ``|x|``, smaller ``x``, larger ``x``, or
+        closer to ``ideal``.
+    ideal : float, default 0
+        The no-bias value.
+    vectors : {"unit", "raw"}, default "unit"
+        Unit-normalised or raw vectors.
+    options : mapping of option name to check, optional
+        One check per keyword-only option: ``check(value, option, metric)`` returns the
+        value or raises (``integer(1)``, ``number(0, 1)``, ``one_of(...)``, ``boolean()``
+        of `wefe_same.metrics.registry`).
+    word_role : {"targets", "attributes"}, optional
+        Whose words per-word values belong to.
+    aligned_targets : bool, default False
+        Target sets are aligned tuples (a missing word drops its tuple).
+    formula, reference : str
+        Shown by ``wefe-same metrics`` and the report.
+
+    Returns
+    -------
+    MetricSpec
+
+    Raises
+    ------
+    MetricError
+        A name taken by a built-in, a bad template or order, options without checks.
+
+    Examples
+    --------
+    >>> def gap(targets, attributes):
+    ...     return float((targets[0] @ attributes[0].mean(0)).mean() - (targets[1] @ attributes[0].mean(0)).mean())
+    >>> spec = make_metric(gap, name="gap", template=(2, 1), order="abs")
+    >>> spec.template, spec.origin.qualname
+    (Template(targets=2, attributes=1), 'gap')
+    """
+    if isinstance(name, str) and name in METRICS:
+        raise MetricError(f"metric {name!r} is already a built-in metric; give yours another name")
+    if not callable(func):
+        raise MetricError(f"make_metric needs a function, not {type(func).__name__}")
+    if isinstance(template, tuple) and len(template) == 2:
+        template = Template(*template)
+    params = inspect.signature(func).parameters.values()
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(positional) < 2 and not any(p.kind is p.VAR_POSITIONAL for p in params):
+        raise MetricError(f"metric {name!r}: its function must take (targets, attributes, *, options…)")
+    no_default = [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+    if no_default:
+        raise MetricError(f"metric {name!r}: option {no_default[0]!r} of its function has no default value")
+    stochastic = any(p.kind is p.KEYWORD_ONLY and p.name == "random_state" for p in params)
+    spec = MetricSpec(name=name, func=func, call=func, template=template, order=order,
+                      formula=formula, reference=reference, ideal=ideal, stochastic=stochastic, vectors=vectors,
+                      aligned_targets=aligned_targets, word_role=word_role, option_checks=dict(options or {}))
+    return replace(spec, origin=MetricOrigin.of(spec))
 
 
 def check_options(specs: Iterable[MetricSpec], metric_options: Mapping[str, Mapping[str, Any]] | None) -> None:

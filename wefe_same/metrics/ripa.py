@@ -7,6 +7,8 @@ import numpy as np
 
 from wefe_same.metrics._norms import safe_norm
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec
+from wefe_same.query.sets import Template
 
 
 def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
@@ -19,3 +21,12 @@ def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
                                       {"n_pairs": len(T1)})
     per_word = (A @ (diff / norms).T).mean(axis=1)
     return MetricResult(per_word.mean(), {"n_pairs": len(T1)}, word_values={"ripa": per_word})
+
+
+METRIC = MetricSpec(
+    name="RIPA", func=ripa,
+    call=lambda t, a, **o: ripa(t[0], t[1], a[0], **o),
+    template=Template(2, 1), order="abs", vectors="raw", aligned_targets=True,
+    formula="mean_{a∈A} mean_i ⟨a, (x_i − y_i)/‖x_i − y_i‖⟩ over the aligned pairs (x_i, y_i) of T1, T2",
+    reference="Ethayarajh, Duvenaud & Hirst 2019, ACL; as in WEFE",
+)

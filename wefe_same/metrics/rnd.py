@@ -7,6 +7,8 @@ import numpy as np
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics._norms import distances_to, safe_norm
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec, boolean
+from wefe_same.query.sets import Template
 
 
 def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True) -> MetricResult:
@@ -25,3 +27,13 @@ def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True
     d1, d2 = distances_to(A, np.stack((column_mean(T1), column_mean(T2))))
     diff = d1 - d2
     return MetricResult(diff.sum(), {"share_closer_to_targets_1": float(np.mean(diff < 0))})
+
+
+METRIC = MetricSpec(
+    name="RND", func=rnd,
+    call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
+    template=Template(2, 1), order="abs", vectors="raw", unit_option="normalize",
+    option_checks={"normalize": boolean()},
+    formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
+    reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",
+)

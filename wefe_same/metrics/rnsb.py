@@ -30,6 +30,8 @@ from scipy.special import expit, rel_entr
 from wefe_same.metrics._frozen import ByIdentity, is_frozen
 from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec, integer, number
+from wefe_same.query.sets import AtLeast, Template
 from wefe_same.validation import check_int, check_number
 
 #: The solvers' stopping rule (scikit-learn's ``tol``): the gradient of the mean loss at most this.
@@ -308,3 +310,14 @@ def rnsb(
     kls = kl_to_uniform(P)
     details["kl_std"] = kls.std(ddof=1) if n_iterations > 1 else 0.0
     return MetricResult(kls.mean(), details)
+
+
+METRIC = MetricSpec(
+    name="RNSB", func=rnsb,
+    call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
+    template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
+    prefit=prefit,
+    option_checks={"n_iterations": integer(1), "train_fraction": number(0, 1, low_open=True)},
+    formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",
+    reference="Sweeney & Najafian 2019, ACL; generalised as in WEFE (Badilla et al. 2020)",
+)

@@ -13,6 +13,8 @@ import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec
+from wefe_same.query.sets import AtLeast, Template
 
 #: A Gram–Schmidt residual shorter than this share of its direction counts as linearly dependent.
 DEPENDENCE_TOL = 1e-10
@@ -104,3 +106,29 @@ def _reduce(T: np.ndarray, groups: tuple[np.ndarray, ...], statistic, *, signed_
     values = np.array(list(per_pair.values()))
     value = values[0] if signed_value and len(values) == 1 else np.abs(values).mean()
     return MetricResult(value, per_pair, word_values=signed)
+
+
+#: SAME and its skew and stereotype scores.
+METRIC = (
+    MetricSpec(
+        name="SAME", func=same,
+        call=lambda t, a, **o: same(a[0], *t, **o),
+        template=Template(AtLeast(2), 1), order="ascending", word_role="attributes", pair_keyed=True,
+        formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
+        reference="Schröder, Schulz & Hammer 2024, §3",
+    ),
+    MetricSpec(
+        name="SAME-skew", func=same_skew,
+        call=lambda t, a, **o: same_skew(a[0], *t, **o),
+        template=Template(AtLeast(2), 1), order="abs", pair_keyed=True,
+        formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
+        reference="Schröder et al. 2021, §4.4",
+    ),
+    MetricSpec(
+        name="SAME-stereotype", func=same_stereotype,
+        call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
+        template=Template(AtLeast(2), 1), order="ascending", pair_keyed=True,
+        formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
+        reference="Schröder et al. 2021, §4.4",
+    ),
+)

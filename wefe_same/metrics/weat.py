@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 
 from wefe_same.metrics._frozen import column_mean
-from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative, weat_permutation_test
+from wefe_same.metrics._permutation import ALTERNATIVES, EXACT_LIMIT, Alternative, weat_permutation_test
 from wefe_same.metrics.result import MetricResult
+from wefe_same.metrics.spec import MetricSpec, OptionCheck, integer, one_of
+from wefe_same.query.sets import Template
 
 
 def association(W: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
@@ -62,3 +64,22 @@ def weat(
     s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state)
     sx, sy = s[: len(X)], s[len(X):]
     return MetricResult(sx.sum() - sy.sum(), details, word_values={"s": s})
+
+
+#: The permutation test's options, shared by WEAT and WEAT-ES.
+PERMUTATION_OPTIONS: dict[str, OptionCheck] = {
+    "permutations": integer(0),
+    "alternative": one_of(*ALTERNATIVES),
+    "exact_limit": integer(0),
+}
+#: Details of WEAT and WEAT-ES that ``details.csv`` shows as columns of their own.
+PERMUTATION_DETAILS = ("p_value", "n_splits", "p_method")
+
+METRIC = MetricSpec(
+    name="WEAT", func=weat,
+    call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
+    template=Template(2, 2), order="abs", stochastic=True, word_role="targets",
+    option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS,
+    formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
+    reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
+)

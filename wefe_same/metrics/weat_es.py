@@ -10,7 +10,9 @@ import numpy as np
 
 from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative
 from wefe_same.metrics.result import MetricResult
-from wefe_same.metrics.weat import associations_and_test
+from wefe_same.metrics.spec import MetricSpec, one_of
+from wefe_same.metrics.weat import PERMUTATION_DETAILS, PERMUTATION_OPTIONS, associations_and_test
+from wefe_same.query.sets import Template
 from wefe_same.validation import check_choice
 
 
@@ -37,3 +39,13 @@ def weat_effect_size(
     if details["std"] < 1e-12:
         return MetricResult.undefined("every target word has the same association: std = 0", details, words)
     return MetricResult(details["mean_difference"] / details["std"], details, word_values=words)
+
+
+METRIC = MetricSpec(
+    name="WEAT-ES", func=weat_effect_size,
+    call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
+    template=Template(2, 2), order="abs", stochastic=True, random_stream="WEAT",
+    option_checks={"ddof": one_of(0, 1), **PERMUTATION_OPTIONS}, promoted_details=PERMUTATION_DETAILS,
+    formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
+    reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
+)

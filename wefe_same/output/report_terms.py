@@ -38,11 +38,17 @@ def glossary(metrics: Sequence[Mapping[str, Any]]) -> str:
         spec = METRICS.get(name)
         order = str(m.get("order", "?"))
         meaning = ORDER_MEANING.get(order, order)  # type: ignore[call-overload]
-        if spec is not None and order == "ideal":
-            meaning = meaning.replace("ideal", f"{spec.ideal:g}")
-        ref = f"; {escape(spec.reference)}" if spec is not None and spec.reference else ""
+        source = m.get("source")  # a plugin's or the user's own metric: where its code comes from
+        ideal, reference = (spec.ideal, spec.reference) if spec is not None else (m.get("ideal"), m.get("reference"))
+        if isinstance(ideal, (int, float)) and order == "ideal":
+            meaning = meaning.replace("ideal", f"{ideal:g}")
+        ref = f"; {escape(str(reference))}" if reference else ""
         page = f"guide/metrics/{name.lower()}.md" if spec is not None else None
         docs = f'; docs: <span class="path">{escape(page)}</span>' if page else ""
+        if spec is None and isinstance(source, Mapping):
+            package = f", package {source.get('package')}" if source.get("package") else ""
+            docs = (f'; code: <span class="path">{escape(str(source.get("module")))}.'
+                    f'{escape(str(source.get("qualname")))}</span>{escape(package)}')
         rows.append(f"<li><b>{escape(name)}</b>: template {escape(str(m.get('template', '?')))}, order "
                     f"{escape(order)} ({escape(meaning)}){ref}{docs}</li>")
     where = ('<p class="note">Each metric has a page in the documentation (formula, paper, what its order '

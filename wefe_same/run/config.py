@@ -24,7 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from wefe_same.errors import MetricError
-from wefe_same.metrics.registry import check_options, resolve_metrics
+from wefe_same.metrics.registry import MetricSpec, check_options, check_sendable, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATES, Device, check_device
 from wefe_same.models.encoders.vary import parse_vary
@@ -70,7 +70,7 @@ class RankConfig:
 
     models: ModelsLike = None
     queries: QueriesLike = DEFAULT_QUERIES
-    metrics: Sequence[str] | str | None = None
+    metrics: Sequence[str | MetricSpec] | str | MetricSpec | None = None
     seed: int = 0
     metric_options: Mapping[str, Mapping[str, Any]] | None = None
     _: KW_ONLY
@@ -120,7 +120,7 @@ class RankConfig:
         put("shared_words", check_bool(self.shared_words, "shared_words", FUNC))
         put("max_subqueries", check_int(self.max_subqueries, "max_subqueries", FUNC, minimum=1))
         if self.metrics is not None:
-            put("metrics", tuple(as_list(self.metrics, "metrics", FUNC)))
+            put("metrics", tuple(as_list(self.metrics, "metrics", FUNC, item=(str, MetricSpec))))
         specs = resolve_metrics(self.metrics)  # an unknown name fails here, listing the valid ones
         if self.metric_options is not None and not isinstance(self.metric_options, Mapping):
             raise MetricError(f"metric_options of {FUNC} must map metric names to option dicts, "
@@ -161,6 +161,8 @@ class RankConfig:
                                         f"Got {self.scheduler!r} instead.")
         if self.scheduler is not None:  # an address that does not parse fails here, before any work
             check_scheduler_address(self.scheduler, FUNC)
+        if self.scheduler is not None or self.workers > 1:  # found there by name or import path, or refused now
+            check_sendable(specs, "Dask workers" if self.scheduler is not None else "worker processes")
         put("quality", () if self.quality is None else tuple(
             os.fspath(q) for q in as_list(self.quality, "quality", FUNC, item=(str, os.PathLike))))
         put("higher_is_better", tuple(as_list(self.higher_is_better, "higher_is_better", FUNC))

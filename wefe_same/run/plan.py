@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from wefe_same.errors import QueryError, WefeSameWarning
-from wefe_same.metrics.registry import MetricSpec, resolve_metrics
+from wefe_same.metrics.registry import MetricSpec, is_registered, resolve_metrics
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
@@ -75,7 +75,9 @@ class RunPlan:
     """Everything that decides the scores and their analysis, validated.
 
     Attributes mirror :func:`wefe_same.rank`'s arguments; ``metric_options`` holds the
-    options actually used (``permutations`` filled in for the WEAT tests).
+    options actually used (``permutations`` filled in for the WEAT tests);
+    ``custom_metrics`` the metrics given as specs that are not registered (a worker
+    receives them with their functions by import path; registered ones it finds by name).
     """
 
     query_sets: tuple[QuerySet, ...]
@@ -92,10 +94,14 @@ class RunPlan:
     halves: int = 0
     shared_words: bool = False
     warnings: tuple[str, ...] = ()
+    custom_metrics: tuple[MetricSpec, ...] = ()
 
     @cached_property
     def specs(self) -> list[MetricSpec]:
-        return resolve_metrics(self.metric_names)
+        custom = {s.name: s for s in self.custom_metrics}
+        with warnings.catch_warnings():  # a broken plugin was said once, when the config was checked
+            warnings.simplefilter("ignore", WefeSameWarning)  # (a worker process loads the plugins again)
+            return resolve_metrics([custom.get(n, n) for n in self.metric_names])
 
     @cached_property
     def subqueries(self) -> list[tuple[MetricSpec, list[Subquery]]]:
@@ -125,7 +131,7 @@ class RunPlan:
 
     def scoring_key(self) -> str:
         """sha256 of everything that changes a model's scores, the model itself aside."""
-        body = {
+        body: dict[str, Any] = {
             "version": package_version("wefe_same"),
             "code": code_digest(*SCORING_CODE),
             "queries": [[qs.name, [(q.id, [(s.name, list(s.words), s.aligned)
@@ -137,6 +143,9 @@ class RunPlan:
             "bootstrap_words": self.bootstrap_words, "halves": self.halves,
             "shared_words": self.shared_words,
         }
+        sources = {s.name: s.origin.digest for s in self.specs if s.origin is not None and not s.origin.builtin}
+        if sources:  # a plugin's or a function's code: changed code is scored again
+            body["metric_code"] = sources
         return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
@@ -166,7 +175,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    missing_threshold=config.missing_threshold, ties=config.ties, nan_policy=config.nan_policy,
                    correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
                    bootstrap_words=config.bootstrap_words, halves=config.halves,
-                   shared_words=config.shared_words, warnings=load_warnings)
+                   shared_words=config.shared_words, warnings=load_warnings,
+                   custom_metrics=tuple(s for s in specs if not is_registered(s)))
     # Counted before anything is expanded: a query of 2,000 sets would otherwise build
     # millions of subqueries (and hold the memory) before saying anything.
     check_subquery_count(query_sets, specs, config.max_subqueries)

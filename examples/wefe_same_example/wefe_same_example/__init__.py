@@ -1,0 +1,1 @@
+"""An example plugin package for wefe_same (see ``pyproject.toml``'s entry points)."""
