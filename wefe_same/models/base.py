@@ -15,12 +15,14 @@ with defaults here), never probed with ``getattr``: the framework reads
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 
 from wefe_same.errors import ModelError
+from wefe_same.validation import OptionSpec
 
 #: What :meth:`ModelSource.lookup_with_status` returns: the vectors (as ``lookup``) and
 #: the words among them whose vector was built from character n-grams (fastText).
@@ -58,7 +60,9 @@ class ModelSource(abc.ABC):
     - ``decode_warnings``: "FILE:LINE: b'...' decoded as '...'" strings for words decoded
       leniently (``LoadOptions.unicode_errors``);
     - ``spec``: the string it was resolved from, so that worker processes can resolve it
-      again (None: the object itself is sent to workers).
+      again (None: the object itself is sent to workers);
+    - ``spec_options`` and :meth:`from_spec`: how a kind registered under a scheme
+      (:mod:`wefe_same.models.kinds`) is built from ``SCHEME:LOCATION,key=value,...``.
 
     >>> class Toy(ModelSource):
     ...     name = "toy"
@@ -78,6 +82,19 @@ class ModelSource(abc.ABC):
     open_vocabulary: bool = False
     #: :meth:`vocabulary` lists the first words in frequency order.
     has_vocabulary: bool = False
+    #: The options a spec of this kind may give, ``SCHEME:LOCATION,key=value,...``, checked and
+    #: parsed before :meth:`from_spec` (a registered kind only; empty: the location is the
+    #: whole text after ``SCHEME:``).
+    spec_options: ClassVar[Mapping[str, OptionSpec]] = MappingProxyType({})
+
+    @classmethod
+    def from_spec(cls, name: str, location: str, options: Mapping[str, Any]) -> ModelSource:
+        """The source of ``SCHEME:LOCATION`` for a kind registered under a scheme: ``name`` the
+        spec's ``NAME=`` (default ``SCHEME:LOCATION``), ``options`` the declared
+        :attr:`spec_options` the spec gives, checked. Default: ``cls(name, location, **options)``.
+        It checks the location and opens nothing heavy: vectors are read on the first lookup."""
+        return cls(name, location, **options)  # type: ignore[call-arg]
+
     @property
     def decode_warnings(self) -> Sequence[str]:
         """Lenient decodings of words that are not UTF-8 (default: none)."""
