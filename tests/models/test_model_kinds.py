@@ -436,3 +436,28 @@ def test_the_command_line_says_a_broken_plugin_in_one_line_and_touches_nothing(b
         assert code == 2 and error_lines(err) == [f"wefe-same: error: {line}"], err
         assert "Traceback" not in err
         assert snapshot(tmp_path) == before
+
+
+# ----------------------------------------------------------------------------- the docs
+def test_the_docs_model_kind_example_runs(registry, tmp_path, monkeypatch, capsys):
+    """docs/extending.md's example as a reader pastes it: two CSV models ranked, their scores
+    those of the same vectors given as arrays."""
+    page = (ROOT / "docs" / "extending.md").read_text()
+    section = page.split("## Your own kind of model", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    namespace = {"__name__": "docs_extending"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", WefeSameWarning)  # two models: no correlation
+        exec(compile(code, "docs/extending.md", "exec"), namespace)
+        result = namespace["result"]
+        arrays = []
+        for name in ("mine", "theirs"):
+            rows = [line.split(",") for line in (tmp_path / f"{name}.csv").read_text().splitlines()]
+            arrays.append(ArraySource(f"csvvec:{name}.csv", [r[0] for r in rows],
+                                      np.array([[float(x) for x in r[1:]] for r in rows])))
+        oracle = rank(arrays, queries=[namespace["query"]], metrics=["WEAT-ES", "RNSB"], permutations=0, cache=False)
+    assert scores_of(result) == scores_of(oracle) and result.rankings.equals(oracle.rankings)
+    manifest = {m["name"]: m for m in result.manifest["models"]}["csvvec:mine.csv"]
+    assert manifest["scheme"] == "csvvec" and manifest["path"] == "mine.csv"
+    assert capsys.readouterr().out == f"{result.rankings}\n"
