@@ -297,6 +297,8 @@ def register_model_kind(scheme: str, kind: type[ModelSource] | Callable[..., Any
         level, so worker processes can import it. Registering the same scheme again
         replaces a kind of the same import path (a notebook cell run twice).
 
+    Examples
+    --------
     >>> import numpy as np
     >>> class Ones(ModelSource):
     ...     def __init__(self, name, location):
