@@ -334,6 +334,10 @@ class Picky(ModelSource):
         return {}
 
 
+def nothing(name, location, load_options):
+    return None
+
+
 class Fine(Boom):
     '''Looks words up fine.'''
 
@@ -351,7 +355,7 @@ def bad_plugins(plugins, tmp_path_factory, monkeypatch):
     write_distribution(site, "bad-plugins", "1.0", {"wefe_same.models": {
         "broken": "broken_kind:Anything", "hf": "odd_kinds:Fine", "glove": "odd_kinds:Fine",
         "notakind": "odd_kinds:NOT_A_KIND", "boom": "odd_kinds:Boom", "picky": "odd_kinds:Picky",
-        "twice": "odd_kinds:Fine"}}, BAD_MODULES)
+        "twice": "odd_kinds:Fine", "nothing": "odd_kinds:nothing"}}, BAD_MODULES)
     write_distribution(site, "other-plugins", "2.0", {"wefe_same.models": {"twice": "odd_kinds:Boom"}})
     monkeypatch.syspath_prepend(str(site))
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ["PYTHONPATH"]]))
@@ -390,6 +394,15 @@ def test_a_run_that_asks_for_a_broken_plugin_stops_with_its_line(bad_plugins, sp
         with pytest.raises(ModelError) as err:
             resolve_model(spec)
     assert str(err.value) == line
+
+
+def test_a_builder_that_returns_no_source_is_one_line(bad_plugins):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(ModelError) as err:
+            resolve_model("nothing:1")
+    assert str(err.value) == ("model spec 'nothing:1': the model kind 'nothing' (bad-plugins 1.0) returned NoneType, "
+                              "not a ModelSource")
 
 
 def test_a_clashing_plugin_leaves_the_built_in_scheme_as_it_is(bad_plugins, tmp_path):
