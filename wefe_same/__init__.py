@@ -13,7 +13,7 @@ _EXPORTS = {
     "MetricError": ".errors", "ModelError": ".errors", "QueryError": ".errors", "WefeSameError": ".errors",
     "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics", "make_metric": ".metrics",
     "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",
-    "WordSet": ".query", "load_queries": ".query",
+    "WordSet": ".query", "load_queries": ".query", "register_model_kind": ".models.kinds",
 }
 __all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"

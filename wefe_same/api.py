@@ -72,8 +72,9 @@ def rank(
         Catalog names (and variants such as ``glove-6b-50d+hard-debias``), paths
         (``word2vec:PATH``, ``glove:PATH``, ``fasttext:PATH``, ``npy:EMB.npy,VOCAB.txt``,
         ``gensim:PATH``, a guessed extension, ``.gz`` streamed), ``gensim-data:NAME``,
-        encoders (``sbert:NAME_OR_PATH``, ``hf:NAME_OR_PATH``), ``NAME=SPEC``, or
-        `ModelSource` objects. A single string is one model.
+        encoders (``sbert:NAME_OR_PATH``, ``hf:NAME_OR_PATH``), ``SCHEME:ARG`` of a kind
+        registered with `register_model_kind` or a ``wefe_same.models`` entry point,
+        ``NAME=SPEC``, or `ModelSource` objects. A single string is one model.
         Default: every installed catalog model and its debiased variants.
     queries : bundled name, path, Query, QuerySet or a list of these
         Default: the WEFE case-study sets ``gender``, ``ethnicity``, ``religion``.

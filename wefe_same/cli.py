@@ -232,6 +232,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 def _cmd_models(args: argparse.Namespace) -> int:
     from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
     from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
+    from wefe_same.models.kinds import ENTRY_POINT_GROUP, kind_listing
 
     print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default,\n"
           "except those marked (on request).")
@@ -255,6 +256,11 @@ def _cmd_models(args: argparse.Namespace) -> int:
     for suffix, text in VARIANT_DESCRIPTIONS.items():
         if "[" in suffix:
             print(f"  SPEC{suffix}\n      {text}")
+    kinds = kind_listing()
+    if kinds:
+        print(f"\nModel kinds of installed plugins (entry point group {ENTRY_POINT_GROUP}), SCHEME:ARG:")
+        for scheme, provider, text in kinds:
+            print(f"  {scheme + ':':16} {provider + ': ' if provider else ''}{text}")
     return 0
 
 
@@ -290,8 +296,8 @@ def _cmd_queries(args: argparse.Namespace) -> int:
 
 def _add_model_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--models", nargs="+", metavar="SPEC",
-                   help="catalog names, paths, gensim-data:NAME, sbert:PATH, hf:PATH "
-                        "(default: every installed catalog model and its variants)")
+                   help="catalog names, paths, gensim-data:NAME, sbert:PATH, hf:PATH, a plugin's SCHEME:ARG "
+                        "(`wefe-same models` lists them; default: every installed catalog model and its variants)")
     _add_load_options(p)
 
 

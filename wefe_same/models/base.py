@@ -15,12 +15,14 @@ with defaults here), never probed with ``getattr``: the framework reads
 from __future__ import annotations
 
 import abc
-from collections.abc import Collection, Sequence
-from typing import Any
+from collections.abc import Collection, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 
 from wefe_same.errors import ModelError
+from wefe_same.validation import OptionSpec
 
 #: What :meth:`ModelSource.lookup_with_status` returns: the vectors (as ``lookup``) and
 #: the words among them whose vector was built from character n-grams (fastText).
@@ -33,32 +35,34 @@ NO_VOCABULARY = ("model {name!r} ({kind}) cannot list its vocabulary: it has no 
 class ModelSource(abc.ABC):
     """What the framework needs from an embedding model, and what it may declare.
 
-    Subclasses implement :meth:`lookup` and :meth:`describe` and set ``name``; the rest
+    Subclasses implement ``lookup`` and ``describe`` and set ``name``; the rest
     has defaults that a source overrides when it can do more:
 
-    - ``has_vocabulary`` and :meth:`vocabulary`: the first words and their vectors, for
-      analogy benchmarks (default False: :meth:`vocabulary` raises a :class:`ModelError`);
-    - :meth:`identity`: a JSON-able dict that identifies the model's vectors without
+    - ``has_vocabulary`` and ``vocabulary``: the first words and their vectors, for
+      analogy benchmarks (default False: ``vocabulary`` raises a ``ModelError``);
+    - ``identity``: a JSON-able dict that identifies the model's vectors without
       parsing them: the cache key, so a run whose scores are cached parses no model file
       (it reads small files once to hash them, and 3 MB of large ones).
       Files: format, absolute path, size, mtime_ns, ctime_ns, inode and a content hash of
-      each (:func:`~wefe_same.models.readers.files.file_identity`) and the reading options;
+      each (``file_identity``) and the reading options;
       catalog entries: package, version and their data files' keys;
       encoders: settings (templates, pooling, layer), the hub revision or the files'
       sha256 (hashed once, then remembered by file stats), library versions; variants:
       the base's identity and a hash of the word lists. None (the default): never cached;
     - ``open_vocabulary``: True when every string has a vector (encoders); the framework
       then asks for the words as written only, without casing variants;
-    - :meth:`lookup_with_status`: like ``lookup``, plus the words whose vectors were built
+    - ``lookup_with_status``: like ``lookup``, plus the words whose vectors were built
       from subwords rather than read from the vocabulary (fastText ``.bin``); they are
       marked ``subword`` in lookups.csv (default: none);
-    - :meth:`lookup_matrix`: an open-vocabulary source's vectors as the rows of one
+    - ``lookup_matrix``: an open-vocabulary source's vectors as the rows of one
       matrix, for tables of thousands of words without an array per word (default: not
       offered, and ``lookup`` is used);
     - ``decode_warnings``: "FILE:LINE: b'...' decoded as '...'" strings for words decoded
       leniently (``LoadOptions.unicode_errors``);
     - ``spec``: the string it was resolved from, so that worker processes can resolve it
-      again (None: the object itself is sent to workers).
+      again (None: the object itself is sent to workers);
+    - ``spec_options`` and ``from_spec``: how a kind registered under a scheme
+      (``wefe_same.models.kinds``) is built from ``SCHEME:LOCATION,key=value,...``.
 
     >>> class Toy(ModelSource):
     ...     name = "toy"
@@ -78,6 +82,19 @@ class ModelSource(abc.ABC):
     open_vocabulary: bool = False
     #: :meth:`vocabulary` lists the first words in frequency order.
     has_vocabulary: bool = False
+    #: The options a spec of this kind may give, ``SCHEME:LOCATION,key=value,...``, checked and
+    #: parsed before :meth:`from_spec` (a registered kind only; empty: the location is the
+    #: whole text after ``SCHEME:``).
+    spec_options: ClassVar[Mapping[str, OptionSpec]] = MappingProxyType({})
+
+    @classmethod
+    def from_spec(cls, name: str, location: str, options: Mapping[str, Any]) -> ModelSource:
+        """The source of ``SCHEME:LOCATION`` for a kind registered under a scheme: ``name`` the
+        spec's ``NAME=`` (default ``SCHEME:LOCATION``), ``options`` the declared
+        ``spec_options`` the spec gives, checked. Default: ``cls(name, location, **options)``.
+        It checks the location and opens nothing heavy: vectors are read on the first lookup."""
+        return cls(name, location, **options)  # type: ignore[call-arg]
+
     @property
     def decode_warnings(self) -> Sequence[str]:
         """Lenient decodings of words that are not UTF-8 (default: none)."""
@@ -107,7 +124,7 @@ class ModelSource(abc.ABC):
     def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """Sorted distinct ``words``' vectors as one float64 matrix, row ``i`` for ``words[i]``,
         and a bool array of the words that have one (the others' rows are zeros); the same
-        vectors as :meth:`lookup`, none built from subwords (a subclass that changes ``lookup``
+        vectors as ``lookup``, none built from subwords (a subclass that changes ``lookup``
         changes this too). None (the default): not offered."""
         return None
 

@@ -54,6 +54,7 @@ from wefe_same.models.encoders import (
 )
 from wefe_same.models.gensim_data import SCHEME as GENSIM_DATA_SCHEME
 from wefe_same.models.gensim_data import gensim_data_source
+from wefe_same.models.kinds import kind_listing, plugin_kind
 from wefe_same.models.readers import (
     check_model_file,
     file_identity,
@@ -432,13 +433,18 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
         return SCHEMES[scheme](name or None, location, options)
     if scheme in FORMATS:
         return _file_source(name or default_name(location), scheme, location, options)
+    kind = plugin_kind(scheme) if scheme else None  # registered from Python, or an installed plugin
+    if kind is not None:
+        return kind.build(spec, name or None, location, options)
     path = Path(rest)
     if path.exists() or looks_like_path(rest):
         check_model_file(name or default_name(rest), path)  # "no such file", "is a directory", empty (os.stat)
         return _file_source(name or default_name(rest), guess_format(path), rest, options)
+    plugins = [f"{scheme} from {provider}" for scheme, provider, _ in kind_listing() if provider]
     raise ModelError(
         unknown_name("model", rest, catalog_names())
         + "; or give a path, FORMAT:PATH (" + ", ".join((*FORMATS, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
+        + (f"; plugin kinds: {short_list(plugins)}" if plugins else "")
     )
 
 
