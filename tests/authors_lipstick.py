@@ -135,7 +135,7 @@ def topK(w: str, space: Space, k: int) -> list[str]:
     return [space.vocab[i] for i in best if i != idx][:k]
 
 
-def bias_by_neighbours(bias: dict[str, float], space: Space, size: int = 2500,
+def bias_by_neighbours(bias: dict[str, float], space: Space, size: int = 500,
                        neighbours: int = 100) -> tuple[float, float]:
     """Their ``bias_by_neighbors`` tuples (word, bias, male count, female count) of the
     ``size`` most biased words of each gender (every word with size 0), then Pearson's r
@@ -155,7 +155,7 @@ def bias_by_neighbours(bias: dict[str, float], space: Space, size: int = 2500,
 
 def oracle(base_vocab: Sequence[str], base_wv: np.ndarray, debiased_vocab: Sequence[str], debiased_wv: np.ndarray,
            exclude: set[str], *, size: int = 500, size_train: int = 500, size_test: int = 2000,
-           neighbour_size: int = 2500, neighbours: int = 100, limit: int = 50000, random_state: int = 1,
+           neighbour_size: int = 500, neighbours: int = 100, limit: int = 50000, random_state: int = 1,
            gamma: str = "auto") -> dict[str, float]:
     """The four numbers of one debiased space, the bias read in the base."""
     before, after = Space(base_vocab, base_wv), Space(debiased_vocab, debiased_wv)

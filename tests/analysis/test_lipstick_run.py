@@ -42,6 +42,11 @@ def test_a_run_with_a_hard_debiased_variant_has_the_lipstick_table(model_file, t
     assert result.manifest["settings"]["lipstick"] == LipstickSettings(**SETTINGS).to_dict()
     folder = result.save(tmp_path / "out", formats=())
     assert (folder / "debias_lipstick.csv").read_text().splitlines()[0] == ",".join(LIPSTICK_COLUMNS)
+    # The report shows the table under the debiasing effect, the clustering's value to 4 digits.
+    page = (folder / "report.html").read_text()
+    section = page[page.index("Does debiasing hide gender bias? (lipstick tests)"):]
+    value = float(table.at[0, "value"])
+    assert f'<td data-v="{value!r}" class="n">{value:.4g}</td>' in section
 
 
 def test_lipstick_off_and_settings_in_the_config():
