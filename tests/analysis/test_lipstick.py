@@ -155,6 +155,20 @@ def test_too_few_words_and_no_vocabulary_give_reasons(small_model):
                                           "debiased vectors of the base's restricted vocabulary")
 
 
+def test_a_variant_with_missing_or_non_finite_vectors_gives_a_reason(small_model):
+    words, base, debiased = small_model
+    broken = debiased.copy()
+    broken[5] = np.nan  # "x1"'s row is outside the restricted vocabulary: only row 20 counts
+    broken[20] = np.nan
+    sources = {"m": Table("m", words, base), "nan": Table("nan", words, broken),
+               "short": Table("short", words[:-200], debiased[:-200])}
+    table = lipstick_table([("m", "nan", "+x"), ("m", "short", "+x")], sources, SMALL, seed=0, exclude=EXCLUDE)
+    assert table["value"].isna().all()
+    reasons = table.groupby("variant")["reason"].unique()
+    assert list(reasons["nan"]) == [f"nan has non-finite vectors for 1 words (first: {words[20]!r})"]
+    assert list(reasons["short"]) == [f"short lacks 100 of the base's words (first: {words[1400]!r})"]
+
+
 def test_religion_and_race_variants_are_not_tested(small_model):
     words, base, debiased = small_model
     sources = {"m": Table("m", words, base), "v": Table("v", words, debiased)}

@@ -319,7 +319,7 @@ def pair_tests(base: BaseSpace, debiased: np.ndarray, settings: LipstickSettings
     else:
         undefined("classification", size, n_words=2 * size, n_train=2 * s.train, n_test=2 * s.test)
     per_side = s.neighbour_words
-    if per_side == 0 or min(n_male, n_female) >= per_side:
+    if (per_side == 0 and len(base.words) > 1) or 0 < per_side <= min(n_male, n_female):
         if per_side == 0:
             chosen = np.arange(len(base.words))
         else:
@@ -336,14 +336,19 @@ def pair_tests(base: BaseSpace, debiased: np.ndarray, settings: LipstickSettings
     return rows
 
 
-def aligned(words: Sequence[str], vocabulary: Sequence[str], vectors: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Unit rows of ``vectors`` for ``words`` (by word, first occurrence), and the words missing."""
+def aligned(words: Sequence[str], vocabulary: Sequence[str],
+            vectors: np.ndarray) -> tuple[np.ndarray, list[str], list[str]]:
+    """Unit rows of ``vectors`` for ``words`` (by word, first occurrence), the words missing,
+    and the words whose vectors are not finite."""
     index: dict[str, int] = {}
     for i, w in enumerate(vocabulary):
         index.setdefault(w, i)
     missing = [w for w in words if w not in index]
     rows = np.fromiter((index.get(w, 0) for w in words), dtype=np.intp, count=len(words))
-    return unit_rows(np.asarray(vectors)[rows]), missing
+    raw = np.asarray(vectors, dtype=np.float64)[rows]
+    finite = np.asarray(np.isfinite(raw).all(axis=1))
+    broken = [w for i, w in enumerate(words) if not finite[i] and w in index]
+    return unit_rows(raw), missing, broken
 
 
 # --------------------------------------------------------------------------- the run's table
@@ -411,9 +416,11 @@ def _lipstick_table(pairs: Sequence[tuple[str, str, str]], sources: Mapping[str,
             except ModelError as e:
                 reason = f"{variant}: {e}"
             else:
-                debiased, missing = aligned(space.words, v_words, v_vectors)
+                debiased, missing, broken = aligned(space.words, v_words, v_vectors)
                 if missing:
                     reason = f"{variant} lacks {len(missing)} of the base's words (first: {missing[0]!r})"
+                elif broken:
+                    reason = f"{variant} has non-finite vectors for {len(broken)} words (first: {broken[0]!r})"
                 else:
                     key["vocabulary"] = len(space.words)
                     out.extend({**key, **r} for r in pair_tests(space, debiased, settings, seed=seed))
