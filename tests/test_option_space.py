@@ -67,6 +67,7 @@ SAMPLES: dict[str, list[list[str] | None]] = {
     "scheduler": [None, ["--scheduler", "tcp://127.0.0.1:9"]],
     "cache": [None, ["--cache", "cache"]],
     "models_file": [None, ["--models-file", "zoo.toml"]],
+    "lipstick": [None, ["--lipstick", "words=2", "train=2", "test=1", "neighbours=1", "neighbour_words=2"]],
     # export, audit, report
     "spec": [["a.txt"], ["a.txt+hard-debias"], ["hf:{bert}"]],
     "words": [["--words", "words.txt"]],
@@ -99,6 +100,8 @@ def _excluded(row: dict[str, list[str] | None]) -> str | None:
     if given("contexts") and (given("templates") or given("template_set")):
         return "exclude each other"
     if given("templates") and given("template_set"):
+        return "exclude each other"
+    if given("lipstick") and given("no_lipstick"):
         return "exclude each other"
     if given("higher_is_better") and not given("external"):
         return "no external table"

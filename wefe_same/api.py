@@ -59,6 +59,7 @@ def rank(
     skip_unloadable: bool = False,
     models_file: str | Path | None = None,
     device: str = "auto",
+    lipstick: bool | Mapping[str, Any] = True,
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -161,6 +162,13 @@ def rank(
         Where torch encoders run: ``auto`` on CUDA when torch sees a device (batches sized
         for its free memory), else the CPU; ``cuda`` without one is refused before any work.
         Not part of the vectors' cache key (see docs/guide/scale.md).
+    lipstick : bool or mapping, default True
+        Gonen & Goldberg's 2019 tests of every gender-debiased variant beside its base
+        (``debias_lipstick``): True with the authors' numbers of words, False off, or a
+        mapping of settings (``{"words": 500, "train": 500, "test": 2000, "neighbours": 100,
+        "neighbour_words": 500, "vocab": 50000, "gamma": "auto", "n_init": 10, "seeds": 5}``,
+        see `wefe_same.analysis.lipstick.LipstickSettings`); k-means and the classifier
+        take ``seed``.
 
     Returns
     -------

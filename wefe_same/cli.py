@@ -90,6 +90,23 @@ def _metric_options(items: Sequence[str] | None) -> dict:
     return out
 
 
+def _lipstick(args: argparse.Namespace) -> bool | dict:
+    """``--no-lipstick`` (off), ``--lipstick KEY=VALUE ...`` (settings) or neither (the defaults)."""
+    from wefe_same.validation import InvalidParameterError
+
+    if args.no_lipstick:
+        if args.lipstick:
+            raise InvalidParameterError("--lipstick and --no-lipstick exclude each other")
+        return False
+    out: dict[str, object] = {}
+    for item in args.lipstick or ():
+        key, sep, raw = item.partition("=")
+        if not (sep and key and raw):
+            raise InvalidParameterError(f"--lipstick takes KEY=VALUE (e.g. words=500). Got {item!r} instead.")
+        out[key] = int(raw) if raw.isdigit() else raw
+    return out or True
+
+
 def _cmd_rank(args: argparse.Namespace) -> int:
     import time
 
@@ -106,7 +123,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
                                        cache=False if args.no_cache else args.cache, progress=None,
-                                       templates=_templates(args))
+                                       templates=_templates(args), lipstick=_lipstick(args))
     result = pipeline.run(config, started=started)
     out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):
@@ -398,6 +415,12 @@ def build_parser() -> argparse.ArgumentParser:
                         "layer=-1,-4:-1; writes measurement_sensitivity.csv (does the ranking survive?)")
     p.add_argument("--higher-is-better", nargs="+", metavar="COLUMN",
                    help="external columns where a higher value means less biased")
+    p.add_argument("--lipstick", nargs="+", metavar="KEY=VALUE",
+                   help="settings of Gonen & Goldberg's lipstick tests of gender-debiased variants, e.g. "
+                        "words=500 train=500 test=2000 neighbours=100 neighbour_words=500 vocab=50000 "
+                        "gamma=auto seeds=5 (default: those, the authors' numbers)")
+    p.add_argument("--no-lipstick", action="store_true",
+                   help="skip the lipstick tests (debias_lipstick.csv)")
     _add_run_options(p, "results")
     p.set_defaults(run=_cmd_rank)
 

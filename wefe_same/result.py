@@ -79,6 +79,12 @@ class RankResult:
         metric says bias was reduced (with ``bootstrap_words``, a paired interval of the
         difference); and one row per variant counting the metrics that say reduced or
         increased (`wefe_same.analysis.debias_effect`). None otherwise.
+    debias_lipstick : DataFrame or None
+        With ``lipstick`` on (the default) and a gender-debiased variant beside its base:
+        Gonen & Goldberg's 2019 tests, one row per (base, variant, test): k-means
+        clustering and SVM classification accuracy of the words most gender-biased in the
+        base, read in the debiased space, and the correlation of their bias with their
+        neighbours' (`wefe_same.analysis.lipstick`). None otherwise.
     measurement_sensitivity : DataFrame or None
         With ``rank(..., vary=...)``: per metric and pair of measurement settings, Spearman's
         rho between the rankings of the models under the two settings and how many models
@@ -115,6 +121,7 @@ class RankResult:
     aggregation_agreement: pd.DataFrame | None = None
     debias_effect: pd.DataFrame | None = None
     debias_summary: pd.DataFrame | None = None
+    debias_lipstick: pd.DataFrame | None = None
     measurement_sensitivity: pd.DataFrame | None = None
     set_apart: list[str] | None = None
     warnings: list[str] = field(default_factory=list)

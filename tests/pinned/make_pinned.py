@@ -22,8 +22,10 @@ EXPECTED = HERE / "expected"
 #: Static models (no torch), two bases with a debiased variant each, every metric, every
 #: optional analysis that changes tables: subquery and word bootstraps, halves, shared words off.
 MODELS = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "word2vec-gnews-weat+debias-religion"]
+#: The lipstick tests are off: their table is new (not a number the restructuring could
+#: change) and tests/analysis/test_lipstick.py checks it against the authors' procedure.
 OPTIONS = dict(queries=["weat", "same"], seed=3, permutations=200, bootstrap=20, bootstrap_words=4,
-               halves=3, cache=False, progress=False)
+               halves=3, cache=False, progress=False, lipstick=False)
 #: Tables kept whole in the repository (small, readable diffs); the others by sha256 only.
 KEPT = {"rankings.csv", "aggregates.csv", "correlations.csv", "correlation_pvalues.csv"}
 

@@ -58,7 +58,7 @@ class AnalysisPlan(Protocol):
 
 #: The further long tables of an analysis, in the order a run computes them.
 EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
-                "debias_effect", "debias_summary", "measurement_sensitivity")
+                "debias_effect", "debias_summary", "debias_lipstick", "measurement_sensitivity")
 
 
 @dataclass
@@ -79,6 +79,7 @@ class Analysis:
     aggregation_agreement: pd.DataFrame | None = None
     debias_effect: pd.DataFrame | None = None
     debias_summary: pd.DataFrame | None = None
+    debias_lipstick: pd.DataFrame | None = None  # filled by the run stage (it reads the models' vocabularies)
     measurement_sensitivity: pd.DataFrame | None = None  # filled by the run stage (``--vary``)
     set_apart: list[str] = field(default_factory=list)
 

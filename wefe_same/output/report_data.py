@@ -48,6 +48,8 @@ class ReportData:
     word_metric: tuple[str, str] | None = None
     #: debias_effect.csv: one row per (base, variant, metric), when the run held a base and a variant.
     debias_effect: pd.DataFrame | None = None
+    #: debias_lipstick.csv: Gonen & Goldberg's tests per (base, variant, test), when computed.
+    debias_lipstick: pd.DataFrame | None = None
     #: ``measurement_sensitivity.csv`` (``--vary``), else None.
     measurement: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
@@ -123,7 +125,7 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         correlations_ci=result.correlations_ci,
         rank_intervals=_rank_intervals(result.rank_stability, extra.get("word_bootstrap")),
         words=words, word_metric=chosen, debias_effect=extra.get("debias_effect"),
-        measurement=extra.get("measurement_sensitivity"))
+        debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -209,6 +211,9 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         debias_effect=_csv(folder / "debias_effect.csv", dtype={"base": str, "variant": str, "method": str,
                                                                 "metric": str})
         if (folder / "debias_effect.csv").is_file() else None,
+        debias_lipstick=_csv(folder / "debias_lipstick.csv", dtype={"base": str, "variant": str, "method": str,
+                                                                    "test": str, "reason": str})
+        if (folder / "debias_lipstick.csv").is_file() else None,
         measurement=_optional(folder, "measurement_sensitivity.csv"))
 
 

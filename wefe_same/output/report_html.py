@@ -29,6 +29,7 @@ from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
+from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.report_terms import glossary
 from wefe_same.output.tables import ResultTables
@@ -344,7 +345,7 @@ def _debias(data: ReportData) -> str:
         summary = (f"{variant} vs {base}: {int(counts.get('reduced', 0))} of {len(group)} metrics say reduced, "
                    f"{int(counts.get('increased', 0))} increased")
         parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows, label=summary)}")
-    return "".join(parts)
+    return "".join(parts) + lipstick_section(data.debias_lipstick, Cells(_table, _td, _num, _note))
 
 
 def _words(data: ReportData) -> str:
@@ -514,8 +515,7 @@ def build_report(data: ReportData) -> str:
     builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "debias": _debias,
                 "measurement": _measurement, "scores": _scores,
                 "words": _words, "coverage": _coverage, "warnings": _warnings, "manifest": _manifest}
-    # The debiasing section only when the run holds a base and a variant of it; the
-    # measurement section only for a run with --vary: other reports stay as they were.
+    # Debiasing only with a base and its variant, measurement only with --vary: others as they were.
     sections = [(k, t) for k, t in SECTIONS
                 if (k != "debias" or data.debias_effect is not None)
                 and (k != "measurement" or data.measurement is not None)]

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from wefe_same.analysis.lipstick import LipstickSettings
 from wefe_same.errors import MetricError
 from wefe_same.metrics.registry import MetricSpec, check_options, check_sendable, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
@@ -103,6 +104,7 @@ class RankConfig:
     skip_unloadable: bool = False
     models_file: str | Path | None = None
     device: Device = "auto"
+    lipstick: bool | Mapping[str, Any] | LipstickSettings | None = True
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -179,6 +181,7 @@ class RankConfig:
         if self.progress is not None:
             put("progress", check_bool(self.progress, "progress", FUNC))
         check_device(self.device, FUNC)  # 'cuda' without a CUDA device fails here, before any work
+        put("lipstick", lipstick_settings(self.lipstick))
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
@@ -223,8 +226,24 @@ class RankConfig:
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
                 "higher_is_better": list(self.higher_is_better), "skip_unloadable": self.skip_unloadable,
                 "models_file": None if self.models_file is None else str(self.models_file),
-                "device": self.device}
+                "device": self.device,
+                "lipstick": None if self.lipstick is None else self.lipstick.to_dict()}  # type: ignore[union-attr]
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""
         return replace(self, **changes)
+
+
+def lipstick_settings(value: Any) -> LipstickSettings | None:
+    """The ``lipstick`` option as settings: True the defaults, False or None off, a mapping
+    the defaults updated by it (:class:`~wefe_same.analysis.lipstick.LipstickSettings`)."""
+    if isinstance(value, LipstickSettings):
+        return value
+    if value is None or value is False:
+        return None
+    if value is True:
+        return LipstickSettings()
+    if isinstance(value, Mapping):
+        return LipstickSettings.from_option(value, FUNC)
+    raise InvalidParameterError(f"The 'lipstick' parameter of {FUNC} must be True, False or a mapping of its "
+                                f"settings. Got {value!r} instead.")

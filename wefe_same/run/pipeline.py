@@ -11,7 +11,8 @@ aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring
             order, rankings                              :mod:`wefe_same.analysis.ranking`
 quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
 analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
-            intervals, sensitivity, robustness
+            intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`
+            lipstick tests of debiased variants
 result      the :class:`~wefe_same.result.RankResult`    :mod:`wefe_same.run.manifest`
             and its manifest
 ==========  ===========================================  =====================================
@@ -30,6 +31,7 @@ import pandas as pd
 from wefe_same.analysis.analyse import analyse
 from wefe_same.analysis.debias_effect import debias_pairs
 from wefe_same.analysis.external import load_external
+from wefe_same.analysis.lipstick import LipstickSettings, lipstick_table
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
@@ -91,6 +93,10 @@ def _run(config: RankConfig, started: float) -> RankResult:
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
                            higher_is_better=config.higher_is_better, debias_pairs=pairs)
+        if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
+            by_name = {t.name: t for t in prepared.tasks}
+            sources = {name: by_name[name].source() for pair in pairs for name in pair[:2]}
+            analysed.debias_lipstick = lipstick_table(pairs, sources, config.lipstick, seed=config.seed)
         if prepared.variants:
             analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
                                                                        prepared.variants, ties=plan.ties)
