@@ -44,6 +44,10 @@ class QualityError(WefeSameError, ValueError):
     """An unknown quality benchmark, a malformed benchmark file, or a bad quality option."""
 
 
+class LikelihoodError(WefeSameError, ValueError):
+    """An unknown likelihood benchmark or scoring, or a malformed CrowS-Pairs / StereoSet file."""
+
+
 class ExternalError(WefeSameError, ValueError):
     """An external table is malformed: its message names the file, the column and the row."""
 
