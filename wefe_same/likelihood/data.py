@@ -126,7 +126,7 @@ def download(name: str, cache: Path) -> Path:
     if name not in DOWNLOADS:
         raise LikelihoodError(f"{name}: no pinned download; name a file ({name}=FILE)")
     url, sha256, file_name = DOWNLOADS[name]
-    target = cache / "likelihood" / file_name
+    target = cache / file_name
     if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == sha256:
         return target
     import urllib.request

@@ -28,7 +28,18 @@ MEASURES: dict[str, dict[str, str]] = {
     "stereoset": {"ss": "ideal50", "lms": "higher", "icat": "higher"},
 }
 BENCHMARKS = tuple(MEASURES)
+#: Prefix of the likelihood columns in aggregates and rankings.
+LIKELIHOOD_PREFIX = "likelihood:"
 SCORE_COLUMNS = ["model", "benchmark", "measure", "bias_type", "value", "n_items", "scoring", "reason"]
+
+
+def likelihood_name(benchmark: str, measure: str) -> str:
+    """The column of a benchmark's measure in rankings and aggregates.
+
+    >>> likelihood_name("crows-pairs", "metric_score"), likelihood_name("stereoset", "icat")
+    ('likelihood:crows-pairs', 'likelihood:stereoset-icat')
+    """
+    return LIKELIHOOD_PREFIX + (benchmark if benchmark == "crows-pairs" else f"{benchmark}-{measure}")
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,10 @@ BATCH_SIZE = 32
 class NoLanguageModelHead(ModelError):
     """The model has no masked or causal language-model head (its scores are NaN)."""
 
+    def __init__(self, folder: str, architectures: str) -> None:
+        super().__init__(f"{folder}: no masked or causal language-model head (architectures: {architectures})")
+        self.architectures = architectures
+
 
 @dataclass(frozen=True)
 class LanguageModel:
@@ -97,7 +101,7 @@ def load_language_model(folder: str | Path, *, device: str = "cpu", batch_size: 
     kind = head_kind(getattr(config, "architectures", None))
     if kind is None:
         names = ", ".join(getattr(config, "architectures", None) or ["none"])
-        raise NoLanguageModelHead(f"no language-model head (architectures: {names})")
+        raise NoLanguageModelHead(str(folder), names)
     cls = AutoModelForMaskedLM if kind == "masked" else AutoModelForCausalLM
     options: dict[str, Any] = {} if trust_pickle else {"use_safetensors": True}
     if dtype is not None:

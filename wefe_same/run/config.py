@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from wefe_same.errors import MetricError
+from wefe_same.likelihood.evaluate import parse_benchmark
 from wefe_same.metrics.registry import check_options, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATES, Device, check_device
@@ -36,6 +37,7 @@ from wefe_same.run.arguments import check_models, check_queries
 from wefe_same.run.choices import (
     CORRELATIONS,
     DEFAULT_QUERIES,
+    LIKELIHOOD_SCORINGS,
     NAN_POLICIES,
     TIES,
     UNICODE_ERRORS,
@@ -103,6 +105,8 @@ class RankConfig:
     skip_unloadable: bool = False
     models_file: str | Path | None = None
     device: Device = "auto"
+    likelihood: Sequence[str] | str | None = None
+    likelihood_scoring: str = "authors"
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -177,6 +181,11 @@ class RankConfig:
         if self.progress is not None:
             put("progress", check_bool(self.progress, "progress", FUNC))
         check_device(self.device, FUNC)  # 'cuda' without a CUDA device fails here, before any work
+        put("likelihood", () if self.likelihood is None else tuple(
+            os.fspath(q) for q in as_list(self.likelihood, "likelihood", FUNC, item=(str,))))
+        for value in self.likelihood:  # type: ignore[union-attr]
+            parse_benchmark(value)  # an unknown name fails here, listing the valid ones
+        check_choice(self.likelihood_scoring, "likelihood_scoring", FUNC, LIKELIHOOD_SCORINGS)
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
@@ -221,7 +230,8 @@ class RankConfig:
                 ("DataFrame" if isinstance(external, pd.DataFrame) else str(external)),
                 "higher_is_better": list(self.higher_is_better), "skip_unloadable": self.skip_unloadable,
                 "models_file": None if self.models_file is None else str(self.models_file),
-                "device": self.device}
+                "device": self.device, "likelihood": list(self.likelihood),  # type: ignore[arg-type]
+                "likelihood_scoring": self.likelihood_scoring}
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""
