@@ -118,3 +118,13 @@ def test_stereoset_summary_averages_over_target_terms():
     assert got.loc["overall", "icat"] == pytest.approx(lms * min(ss, 100 - ss) / 50)
     assert got.loc["y", "ss"] == 0.0 and got.loc["y", "lms"] == 100.0 and got.loc["y", "icat"] == 0.0
     assert got.loc["x", "n_items"] == 3
+
+
+def test_a_sentence_longer_than_the_model_is_one_line(bert):
+    from wefe_same.errors import ModelError
+    from wefe_same.likelihood import LanguageModel, crows_scores
+
+    lm = LanguageModel(*bert, "masked")
+    long = " ".join(["word"] * 200)
+    with pytest.raises(ModelError, match="a sentence of 203 tokens is longer than the 128 positions of the model"):
+        crows_scores(lm, [(long, long + " more")], "aul")

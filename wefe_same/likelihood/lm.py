@@ -116,6 +116,16 @@ def load_language_model(folder: str | Path, *, device: str = "cpu", batch_size: 
     return LanguageModel(model, tokenizer, kind, device=device, batch_size=batch_size)
 
 
+def max_positions(lm: LanguageModel) -> int | None:
+    """The longest token sequence the model takes (its config's position embeddings), or None."""
+    config = lm.model.config
+    for key in ("max_position_embeddings", "n_positions"):
+        value = getattr(config, key, None)
+        if isinstance(value, int):
+            return value - (2 if getattr(config, "model_type", "") in ("roberta", "xlm-roberta") else 0)
+    return None
+
+
 #: One request: a token sequence, the positions read and the token whose log-probability is read at each.
 Request = tuple[Sequence[int], Sequence[int], Sequence[int]]
 
@@ -132,6 +142,10 @@ def token_log_probs(lm: LanguageModel, requests: Sequence[Request]) -> list[np.n
 
     out: list[np.ndarray] = [np.empty(0)] * len(requests)
     order = sorted(range(len(requests)), key=lambda i: len(requests[i][0]))
+    limit = max_positions(lm)
+    if order and limit is not None and len(requests[order[-1]][0]) > limit:
+        raise ModelError(f"a sentence of {len(requests[order[-1]][0])} tokens is longer than the "
+                         f"{limit} positions of the model; shorten it or leave it out of the dataset file")
     pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     for start in range(0, len(order), lm.batch_size):
         chunk = order[start:start + lm.batch_size]
