@@ -121,3 +121,22 @@ def test_options_are_checked_before_any_work(setup):
     with pytest.raises(LikelihoodError, match="never downloaded without --allow-download"):
         rank(["glove-6b-50d"], "gender", likelihood=["crows-pairs"], cache=False)
     assert LIKELIHOOD_SCORINGS == SCORINGS
+
+
+def test_a_second_run_reads_the_tables_from_the_cache(setup, tmp_path, monkeypatch):
+    import wefe_same.run.likelihood as stage
+
+    root, crows, _ = setup
+    args = dict(metrics=["WEAT"], permutations=0, progress=False, device="cpu", cache=tmp_path / "cache",
+                likelihood=[f"crows-pairs={crows}"])
+    first = rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **args)
+
+    def refuse(*_, **__):
+        raise AssertionError("the language model was loaded again")
+
+    monkeypatch.setattr(stage, "load_language_model", refuse)
+    again = rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **args)
+    pd.testing.assert_frame_equal(again.likelihood, first.likelihood)
+    pd.testing.assert_frame_equal(again.likelihood_items, first.likelihood_items)
+    with pytest.raises(AssertionError, match="loaded again"):  # another scoring is another entry
+        rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **{**args, "likelihood_scoring": "aul"})

@@ -62,6 +62,7 @@ class Run:
     benchmarks: list[Dataset]
     external: pd.DataFrame | None
     likelihood: dict[str, pd.DataFrame]  # benchmark name → its items, read and checked
+    likelihood_hashes: list[tuple[str, str]]  # (benchmark name, sha256 of its file): the cache key
     cache: ModelCache | None
     skipped: list[tuple[str, str]]
     metadata: dict[str, dict[str, Any]]  # model name → its models-file metadata
@@ -93,7 +94,8 @@ def _run(config: RankConfig, started: float) -> RankResult:
                                 cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
         likelihood, likelihood_items = likelihood_tables(
             prepared.tasks, prepared.likelihood, scoring=config.likelihood_scoring,  # type: ignore[arg-type]
-            device=config.device, trust_pickle=config.trust_pickle) if prepared.likelihood else (None, None)
+            device=config.device, trust_pickle=config.trust_pickle, cache=prepared.cache,
+            hashes=prepared.likelihood_hashes) if prepared.likelihood else (None, None)
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
                            external=prepared.external,
@@ -159,9 +161,9 @@ def prepare(config: RankConfig) -> Run:
         warnings.warn(skipped_warning(skipped), WefeSameWarning, stacklevel=4)
     root = config.cache_root()
     cache = None if root is False else ModelCache(root)
-    likelihood = load_likelihood_data(config.likelihood, allow_download=config.allow_download,
-                                      cache=likelihood_cache_dir(root)) if config.likelihood else {}
-    return Run(config, plan, tasks, variants, benchmarks, external, likelihood, cache, skipped, metadata)
+    likelihood, hashes = load_likelihood_data(config.likelihood, allow_download=config.allow_download,
+                                              cache=likelihood_cache_dir(root)) if config.likelihood else ({}, [])
+    return Run(config, plan, tasks, variants, benchmarks, external, likelihood, hashes, cache, skipped, metadata)
 
 
 def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:
