@@ -107,7 +107,7 @@ def main() -> None:
                       metrics=["WEAT", "RNSB", "SAME"], permutations=0, cache=False, progress=False,
                       likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"])
     result.save(out / "results", formats=[])
-    columns = [c for c in result.aggregates.columns if c.startswith("likelihood:")]
+    columns = [c for c in result.aggregates.columns if c.startswith("likelihood:") and "[" not in c]  # overall
     print(markdown(result.aggregates[["WEAT", "RNSB", "SAME", *columns]]))
     print()
     print(markdown(result.rankings[["WEAT", "RNSB", "SAME", *columns]]))

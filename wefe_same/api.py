@@ -162,8 +162,9 @@ def rank(
         or causal head), each ``NAME=FILE``: ``crows-pairs=crows_pairs_anonymized.csv``
         (Nangia et al. 2020), ``stereoset=dev.json`` (Nadeem et al. 2021, intrasentence);
         with ``allow_download`` a bare ``crows-pairs`` is fetched once from its authors'
-        repository (pinned commit, checksum). Their overall figures join the rankings and
-        correlations (``likelihood:*`` columns); other models get NaN with the reason.
+        repository (pinned commit, checksum). Their figures join the rankings and
+        correlations (``likelihood:*`` columns, CrowS-Pairs per bias type too); other
+        models get NaN with the reason.
         See docs/guide/likelihood.md.
     likelihood_scoring : {"authors", "bias-bench", "pll", "aul"}, default "authors"
         How a masked model scores a sentence: as the CrowS-Pairs authors' ``metric.py``

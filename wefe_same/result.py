@@ -70,9 +70,10 @@ class RankResult:
         bias type) with the value, the number of items, the scoring and, for a NaN, the
         reason (a model that is not a language model); and one row per (model, item) with
         the score of each sentence (`wefe_same.likelihood`). `rankings` and `aggregates`
-        then gain the overall figures as ``likelihood:crows-pairs`` and
-        ``likelihood:stereoset-ss`` (ranked by distance to 50), ``likelihood:stereoset-lms``
-        and ``likelihood:stereoset-icat`` (higher = rank 1). None otherwise.
+        then gain ``likelihood:crows-pairs`` and one column per bias type
+        (``likelihood:crows-pairs[gender]``, …) and ``likelihood:stereoset-ss`` (ranked by
+        distance to 50), ``likelihood:stereoset-lms`` and ``likelihood:stereoset-icat``
+        (higher = rank 1). None otherwise.
     word_bootstrap, word_bootstrap_correlations : DataFrame or None
         With ``rank(..., bootstrap_words=B)``: intervals of the aggregates and ranks
         (model, metric, …) and of Spearman's rho when the words inside every set are

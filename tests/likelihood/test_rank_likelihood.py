@@ -64,7 +64,10 @@ def toy_sources_module():
 
 def test_language_models_get_the_benchmark_figures(result, setup):
     root, crows, stereoset = setup
-    assert list(result.rankings.columns[-4:]) == COLUMNS and list(result.aggregates.columns[-4:]) == COLUMNS
+    likelihood = [c for c in result.rankings.columns if c.startswith("likelihood:")]
+    by_type = [f"likelihood:crows-pairs[{t}]" for t in read_crows_pairs(crows)["bias_type"].unique()]
+    assert likelihood == [COLUMNS[0], *by_type, *COLUMNS[1:]] and len(by_type) >= 3
+    assert [c for c in result.aggregates.columns if c.startswith("likelihood:")] == likelihood
     lm = load_language_model(root / "mlm")
     _, want = score_crows(lm, read_crows_pairs(crows))
     assert result.aggregates.loc["mlm", "likelihood:crows-pairs"] == want.loc["overall", "metric_score"]
@@ -73,7 +76,10 @@ def test_language_models_get_the_benchmark_figures(result, setup):
     for column in COLUMNS:
         assert np.isfinite(result.aggregates.loc[["mlm", "clm"], column]).all()
         assert result.aggregates.loc[["static", "enc"], column].isna().all()
-    assert set(COLUMNS) <= set(result.correlations.columns) and set(COLUMNS) <= set(result.set_apart)
+    assert set(likelihood) <= set(result.correlations.columns) and set(likelihood) <= set(result.set_apart)
+    table = result.likelihood
+    first = table[(table["model"] == "mlm") & (table["bias_type"] == by_type[0][len("likelihood:crows-pairs["):-1])]
+    assert result.aggregates.loc["mlm", by_type[0]] == first["value"].iloc[0]
 
 
 def test_ranks_follow_each_measure_order(result):

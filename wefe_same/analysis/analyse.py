@@ -102,20 +102,25 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> t
 
 
 def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The overall likelihood figures (``likelihood:crows-pairs``, ``likelihood:stereoset-ss``,
-    …) and their ranks: by distance to 50 for the preference scores, higher first for lms and icat."""
-    overall = table[table["bias_type"] == OVERALL]
+    """The likelihood figures and their ranks: CrowS-Pairs overall and per bias type
+    (``likelihood:crows-pairs``, ``likelihood:crows-pairs[gender]``, …) and StereoSet's
+    overall ss, lms and icat (``likelihood:stereoset-ss``, …); ranked by distance to 50 for
+    the preference scores, higher first for lms and icat."""
     values, ranks = {}, {}
     for benchmark, measures in MEASURES.items():
+        rows = table[table["benchmark"] == benchmark]
+        types = [OVERALL] + ([t for t in dict.fromkeys(rows["bias_type"]) if t != OVERALL]
+                             if benchmark == "crows-pairs" else [])
         for measure, order in measures.items():
-            rows = overall[(overall["benchmark"] == benchmark) & (overall["measure"] == measure)]
-            if rows.empty:
-                continue
-            name = likelihood_name(benchmark, measure)
-            column = rows.set_index("model")["value"].astype("float64").reindex(list(models))
-            values[name] = column
-            ranks[name] = (rank_values((column - 50.0).abs(), ties=ties) if order == "ideal50"
-                           else rank_values(column, ascending=False, ties=ties))
+            for bias_type in types:
+                got = rows[(rows["measure"] == measure) & (rows["bias_type"] == bias_type)]
+                if got.empty:
+                    continue
+                name = likelihood_name(benchmark, measure) + ("" if bias_type == OVERALL else f"[{bias_type}]")
+                column = got.set_index("model")["value"].astype("float64").reindex(list(models))
+                values[name] = column
+                ranks[name] = (rank_values((column - 50.0).abs(), ties=ties) if order == "ideal50"
+                               else rank_values(column, ascending=False, ties=ties))
     return pd.DataFrame(values, index=list(models)), pd.DataFrame(ranks, index=list(models))
 
 
