@@ -31,10 +31,10 @@ def _lm(pair, kind, batch_size=7):
 
 @pytest.fixture(scope="module")
 def pairs(crows_pairs):
-    """6 short pairs of several bias types and both directions (the CSV's first pairs of at
+    """3 short pairs of two bias types and both directions (of the CSV's first pairs of at
     most 9 words: every masked position is a forward pass of the oracle)."""
-    short = crows_pairs[crows_pairs["sent_more"].str.split().str.len() <= 9].head(6)
-    assert short["bias_type"].nunique() >= 3 and short["direction"].nunique() == 2
+    short = crows_pairs[crows_pairs["sent_more"].str.split().str.len() <= 9].iloc[[0, 3, 4]]
+    assert short["bias_type"].nunique() == 2 and short["direction"].nunique() == 2
     return short.reset_index(drop=True)
 
 
@@ -94,15 +94,15 @@ def test_crows_causal_equals_joint_log_probability(tiny_clm, pairs):
 @pytest.mark.parametrize(("scoring", "oracle"), [("pll", pll), ("aul", aul)])
 def test_pll_and_aul_equal_their_definitions(tiny_mlm, pairs, scoring, oracle):
     lm = _lm(tiny_mlm, "masked", batch_size=16)
-    more, less = crows_scores(lm, list(zip(pairs.sent_more[:3], pairs.sent_less[:3])), scoring)
-    np.testing.assert_allclose(more, [oracle(*tiny_mlm, s) for s in pairs.sent_more[:3]], rtol=0, atol=TOL)
-    np.testing.assert_allclose(less, [oracle(*tiny_mlm, s) for s in pairs.sent_less[:3]], rtol=0, atol=TOL)
+    more, less = crows_scores(lm, list(zip(pairs.sent_more[:2], pairs.sent_less[:2])), scoring)
+    np.testing.assert_allclose(more, [oracle(*tiny_mlm, s) for s in pairs.sent_more[:2]], rtol=0, atol=TOL)
+    np.testing.assert_allclose(less, [oracle(*tiny_mlm, s) for s in pairs.sent_less[:2]], rtol=0, atol=TOL)
 
 
 @pytest.fixture(scope="module")
 def examples(stereoset_examples):
-    """8 examples of 3 bias types, and the one context with two BLANKs."""
-    head = stereoset_examples.head(8)
+    """5 examples of 3 bias types, and the one context with two BLANKs."""
+    head = stereoset_examples.head(5)
     two = stereoset_examples[stereoset_examples["context"].str.count("BLANK") == 2]
     assert len(two) == 1
     return pd.concat([head, two]).reset_index(drop=True)

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from wefe_same.errors import ModelError
+from wefe_same.errors import ModelError, NoLanguageModelHead
 
 Kind = Literal["masked", "causal"]
 
@@ -26,14 +26,6 @@ MASKED_HEADS = ("ForMaskedLM", "ForPreTraining")
 CAUSAL_HEADS = ("ForCausalLM", "LMHeadModel")
 #: Token sequences per forward pass on the CPU.
 BATCH_SIZE = 32
-
-
-class NoLanguageModelHead(ModelError):
-    """The model has no masked or causal language-model head (its scores are NaN)."""
-
-    def __init__(self, folder: str, architectures: str) -> None:
-        super().__init__(f"{folder}: no masked or causal language-model head (architectures: {architectures})")
-        self.architectures = architectures
 
 
 @dataclass(frozen=True)
