@@ -14,8 +14,9 @@ matplotlib.use("Agg")
 from wefe_same import Query, WordSet
 from wefe_same.models import ArraySource
 
-#: The ``tiny`` fixture: tiny random BERT, RoBERTa and GPT-2 models (tests/tiny_transformers.py).
-pytest_plugins = ["tiny_transformers"]
+#: The ``tiny`` fixture: tiny random BERT, RoBERTa and GPT-2 models (tests/tiny_transformers.py);
+#: ``bert``, ``gpt2`` (tiny language models) and the likelihood datasets (tests/tiny_lms.py).
+pytest_plugins = ["tiny_transformers", "tiny_lms"]
 
 GENDER_WORDS = ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher",
                 "good", "happy", "bad", "sad"]

@@ -12,8 +12,10 @@ from wefe_same.errors import (
     ExecutorError,
     ExportError,
     ExternalError,
+    LikelihoodError,
     MetricError,
     ModelError,
+    NoLanguageModelHead,
     OutputError,
     QualityError,
     QueryError,
@@ -26,9 +28,10 @@ from wefe_same.validation import InvalidParameterError
 PACKAGE = Path(__file__).resolve().parents[1] / "wefe_same"
 #: Where public exception classes may be defined.
 HOMES = {PACKAGE / "errors.py", PACKAGE / "validation.py"}
-BAD_ARGUMENT = (InvalidParameterError, QueryError, MetricError, QualityError, ExternalError, ExportError)
+BAD_ARGUMENT = (InvalidParameterError, QueryError, MetricError, QualityError, ExternalError, ExportError,
+                LikelihoodError)
 #: Failures of the world outside the arguments: files, folders, executors.
-NOT_ARGUMENTS = (ModelError, OutputError, CacheError, ExecutorError)
+NOT_ARGUMENTS = (ModelError, OutputError, CacheError, ExecutorError, NoLanguageModelHead)
 
 
 def test_every_public_exception_class_lives_in_errors_or_validation():

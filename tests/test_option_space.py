@@ -68,6 +68,7 @@ SAMPLES: dict[str, list[list[str] | None]] = {
     "cache": [None, ["--cache", "cache"]],
     "models_file": [None, ["--models-file", "zoo.toml"]],
     "lipstick": [None, ["--lipstick", "words=2", "train=2", "test=1", "neighbours=1", "neighbour_words=2"]],
+    "likelihood": [None, ["--likelihood", "crows-pairs=crows.csv"]],
     # export, audit, report
     "spec": [["a.txt"], ["a.txt+hard-debias"], ["hf:{bert}"]],
     "words": [["--words", "words.txt"]],
@@ -255,6 +256,8 @@ def world(tmp_path_factory):
     # rows for the models of every row only (a row for a model not in the run is refused)
     (root / "external.csv").write_text("model,downstream\na,0.1\nc,0.3\n")
     (root / "zoo.toml").write_text('[[models]]\nspec = "c.txt"\nname = "zoo-c"\nsize = 3\n')
+    (root / "crows.csv").write_text(",sent_more,sent_less,stereo_antistereo,bias_type\n"
+                                    "0,He is a nurse.,She is a nurse.,antistereo,gender\n")
     return root, bert
 
 

@@ -60,6 +60,8 @@ def rank(
     models_file: str | Path | None = None,
     device: str = "auto",
     lipstick: bool | Mapping[str, Any] = True,
+    likelihood: Sequence[str] | str | None = None,
+    likelihood_scoring: str = "authors",
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -169,6 +171,20 @@ def rank(
         "neighbour_words": 500, "vocab": 50000, "gamma": "auto", "n_init": 10, "seeds": 5}``,
         see `wefe_same.analysis.lipstick.LipstickSettings`); k-means and the classifier
         take ``seed``.
+    likelihood : list of str, optional
+        Likelihood-based bias benchmarks of language models (``hf:`` folders with a masked
+        or causal head), each ``NAME=FILE``: ``crows-pairs=crows_pairs_anonymized.csv``
+        (Nangia et al. 2020), ``stereoset=dev.json`` (Nadeem et al. 2021, intrasentence);
+        with ``allow_download`` a bare ``crows-pairs`` is fetched once from its authors'
+        repository (pinned commit, checksum). Their figures join the rankings and
+        correlations (``likelihood:*`` columns, CrowS-Pairs per bias type too); other
+        models get NaN with the reason.
+        See docs/guide/likelihood.md.
+    likelihood_scoring : {"authors", "bias-bench", "pll", "aul"}, default "authors"
+        How a masked model scores a sentence: as the CrowS-Pairs authors' ``metric.py``
+        (StereoSet: its authors' code), as bias-bench (Meade et al. 2022), all-token
+        pseudo-log-likelihood (Salazar et al. 2020) or AUL (Kaneko & Bollegala 2022).
+        Causal models are always scored by sentence log-likelihood.
 
     Returns
     -------

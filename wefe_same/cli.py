@@ -16,7 +16,14 @@ from typing import NoReturn
 
 from wefe_same.errors import WefeSameError, os_error_message
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
-from wefe_same.run.choices import CORRELATIONS, DEFAULT_QUERIES, NAN_POLICIES, TIES, UNICODE_ERRORS
+from wefe_same.run.choices import (
+    CORRELATIONS,
+    DEFAULT_QUERIES,
+    LIKELIHOOD_SCORINGS,
+    NAN_POLICIES,
+    TIES,
+    UNICODE_ERRORS,
+)
 
 EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
 EXIT_BAD_INPUT = 2
@@ -406,6 +413,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="random halves of the neutral words for the robustness table (default: 0, off)")
     p.add_argument("--quality", nargs="+", metavar="BENCHMARK",
                    help="quality benchmarks to rank beside fairness: ws353, simlex999, google or paths")
+    p.add_argument("--likelihood", nargs="+", metavar="NAME=FILE",
+                   help="likelihood bias benchmarks of language models ranked beside: crows-pairs=FILE "
+                        "(the authors' CSV), stereoset=FILE (StereoSet JSON); never downloaded without "
+                        "--allow-download")
+    p.add_argument("--likelihood-scoring", choices=LIKELIHOOD_SCORINGS, default="authors",
+                   help="how masked models score a sentence: authors (default), bias-bench, pll, aul")
     p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
     p.add_argument("--external", metavar="FILE.csv",

@@ -36,12 +36,24 @@ class ModelError(WefeSameError):
     """
 
 
+class NoLanguageModelHead(ModelError):
+    """A model has no masked or causal language-model head: its likelihood scores are NaN."""
+
+    def __init__(self, folder: str, architectures: str) -> None:
+        super().__init__(f"{folder}: no masked or causal language-model head (architectures: {architectures})")
+        self.architectures = architectures
+
+
 class MetricError(WefeSameError, ValueError):
     """An unknown metric, a bad metric option, or a query that does not fit a metric."""
 
 
 class QualityError(WefeSameError, ValueError):
     """An unknown quality benchmark, a malformed benchmark file, or a bad quality option."""
+
+
+class LikelihoodError(WefeSameError, ValueError):
+    """An unknown likelihood benchmark or scoring, or a malformed CrowS-Pairs / StereoSet file."""
 
 
 class ExternalError(WefeSameError, ValueError):

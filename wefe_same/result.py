@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 __all__ = ["FIGURE_FORMATS", "RankResult"]
 
 
+#: The likelihood tables (written as ``likelihood.csv`` and ``likelihood_items.csv``).
+LIKELIHOOD_TABLES = ("likelihood", "likelihood_items")
+
+
 @dataclass
 class RankResult:
     """Everything a ranking run computed, as tidy pandas tables.
@@ -61,6 +65,15 @@ class RankResult:
         `rankings` and `aggregates` then gain a column per benchmark
         (``quality:NAME``, higher score = rank 1) and the combined ``quality`` rank (the
         rank of the sum of the per-benchmark ranks, like the WEB column of Badilla et al. 2020).
+    likelihood, likelihood_items : DataFrame or None
+        With ``rank(..., likelihood=[...])``: one row per (model, benchmark, measure,
+        bias type) with the value, the number of items, the scoring and, for a NaN, the
+        reason (a model that is not a language model); and one row per (model, item) with
+        the score of each sentence (`wefe_same.likelihood`). `rankings` and `aggregates`
+        then gain ``likelihood:crows-pairs`` and one column per bias type
+        (``likelihood:crows-pairs[gender]``, …) and ``likelihood:stereoset-ss`` (ranked by
+        distance to 50), ``likelihood:stereoset-lms`` and ``likelihood:stereoset-icat``
+        (higher = rank 1). None otherwise.
     word_bootstrap, word_bootstrap_correlations : DataFrame or None
         With ``rank(..., bootstrap_words=B)``: intervals of the aggregates and ranks
         (model, metric, …) and of Spearman's rho when the words inside every set are
@@ -114,6 +127,8 @@ class RankResult:
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
     quality: pd.DataFrame | None = None
+    likelihood: pd.DataFrame | None = None
+    likelihood_items: pd.DataFrame | None = None
     word_bootstrap: pd.DataFrame | None = None
     word_bootstrap_correlations: pd.DataFrame | None = None
     robustness: pd.DataFrame | None = None
@@ -143,7 +158,8 @@ class RankResult:
     @property
     def extra(self) -> dict[str, pd.DataFrame]:
         """The further long tables that were computed, by name (each written as ``NAME.csv``)."""
-        return {name: table for name in EXTRA_TABLES if (table := getattr(self, name)) is not None}
+        return {name: table for name in (*EXTRA_TABLES, *LIKELIHOOD_TABLES)
+                if (table := getattr(self, name)) is not None}
 
     @property
     def quality_columns(self) -> list[str]:

@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("query",),
     ("metrics",),
     ("models",),
-    ("quality",),
+    ("quality", "likelihood"),
     ("scoring",),
     ("analysis",),
     ("output",),

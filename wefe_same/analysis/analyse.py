@@ -26,6 +26,8 @@ from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
 from wefe_same.errors import WefeSameWarning
+from wefe_same.likelihood.evaluate import MEASURES, likelihood_name
+from wefe_same.likelihood.summary import OVERALL
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.context import stream_seed
 from wefe_same.scoring.scores import ModelScores
@@ -100,8 +102,32 @@ def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> t
     return scores, ranks
 
 
+def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The likelihood figures and their ranks: CrowS-Pairs overall and per bias type
+    (``likelihood:crows-pairs``, ``likelihood:crows-pairs[gender]``, …) and StereoSet's
+    overall ss, lms and icat (``likelihood:stereoset-ss``, …); ranked by distance to 50 for
+    the preference scores, higher first for lms and icat."""
+    values, ranks = {}, {}
+    for benchmark, measures in MEASURES.items():
+        rows = table[table["benchmark"] == benchmark]
+        types = [OVERALL] + ([t for t in dict.fromkeys(rows["bias_type"]) if t != OVERALL]
+                             if benchmark == "crows-pairs" else [])
+        for measure, order in measures.items():
+            for bias_type in types:
+                got = rows[(rows["measure"] == measure) & (rows["bias_type"] == bias_type)]
+                if got.empty:
+                    continue
+                name = likelihood_name(benchmark, measure) + ("" if bias_type == OVERALL else f"[{bias_type}]")
+                column = got.set_index("model")["value"].astype("float64").reindex(list(models))
+                values[name] = column
+                ranks[name] = (rank_values((column - 50.0).abs(), ties=ties) if order == "ideal50"
+                               else rank_values(column, ascending=False, ties=ties))
+    return pd.DataFrame(values, index=list(models)), pd.DataFrame(ranks, index=list(models))
+
+
 def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
-            *, quality: pd.DataFrame | None = None, external: pd.DataFrame | None = None,
+            *, quality: pd.DataFrame | None = None, likelihood: pd.DataFrame | None = None,
+            external: pd.DataFrame | None = None,
             higher_is_better: Sequence[str] = (), debias_pairs: Sequence[tuple[str, str, str]] = ()) -> Analysis:
     """Correlations between every ranking column, with the optional columns and intervals.
 
@@ -115,6 +141,10 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         q_scores, q_ranks = quality_columns(quality, models, plan.ties)
         fixed_values.append(q_scores)
         fixed_ranks.append(q_ranks)
+    if likelihood is not None:
+        l_values, l_ranks = likelihood_columns(likelihood, models, plan.ties)
+        fixed_values.append(l_values)
+        fixed_ranks.append(l_ranks)
     if external is not None:
         values = external.reindex(models)
         fixed_values.append(values)

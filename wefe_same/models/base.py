@@ -132,6 +132,12 @@ class ModelSource(abc.ABC):
         """The first ``limit`` words and their raw float32 vectors; only when ``has_vocabulary``."""
         raise ModelError(NO_VOCABULARY.format(name=self.name, kind=self.type_name))
 
+    def language_model(self) -> tuple[str | None, str]:
+        """(the folder of this model's Hugging Face files, "") or (None, why it has none):
+        the likelihood scores need a masked or causal language model. Default: static
+        word vectors, no language model."""
+        return None, "static word vectors: not a language model"
+
 
 class UserSource(ModelSource):
     """A user's object that has ``name``, ``lookup`` and ``describe`` but does not subclass

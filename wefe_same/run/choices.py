@@ -17,3 +17,5 @@ NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate", "common")
 CORRELATIONS: tuple[CorrelationMethod, ...] = ("spearman", "kendall")
 UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
+#: ``likelihood_scoring`` (:data:`wefe_same.likelihood.sentences.SCORINGS`, kept equal by a test).
+LIKELIHOOD_SCORINGS = ("authors", "bias-bench", "pll", "aul")

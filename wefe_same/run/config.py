@@ -25,6 +25,7 @@ import pandas as pd
 
 from wefe_same.analysis.lipstick import LipstickSettings
 from wefe_same.errors import MetricError
+from wefe_same.likelihood.evaluate import parse_benchmark
 from wefe_same.metrics.registry import MetricSpec, check_options, check_sendable, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATES, Device, check_device
@@ -37,6 +38,7 @@ from wefe_same.run.arguments import check_models, check_queries
 from wefe_same.run.choices import (
     CORRELATIONS,
     DEFAULT_QUERIES,
+    LIKELIHOOD_SCORINGS,
     NAN_POLICIES,
     TIES,
     UNICODE_ERRORS,
@@ -105,6 +107,8 @@ class RankConfig:
     models_file: str | Path | None = None
     device: Device = "auto"
     lipstick: bool | Mapping[str, Any] | LipstickSettings | None = True
+    likelihood: Sequence[str] | str | None = None
+    likelihood_scoring: str = "authors"
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -182,6 +186,11 @@ class RankConfig:
             put("progress", check_bool(self.progress, "progress", FUNC))
         check_device(self.device, FUNC)  # 'cuda' without a CUDA device fails here, before any work
         put("lipstick", lipstick_settings(self.lipstick))
+        put("likelihood", () if self.likelihood is None else tuple(
+            os.fspath(q) for q in as_list(self.likelihood, "likelihood", FUNC, item=(str,))))
+        for value in self.likelihood:  # type: ignore[union-attr]
+            parse_benchmark(value)  # an unknown name fails here, listing the valid ones
+        check_choice(self.likelihood_scoring, "likelihood_scoring", FUNC, LIKELIHOOD_SCORINGS)
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
@@ -227,7 +236,9 @@ class RankConfig:
                 "higher_is_better": list(self.higher_is_better), "skip_unloadable": self.skip_unloadable,
                 "models_file": None if self.models_file is None else str(self.models_file),
                 "device": self.device,
-                "lipstick": None if self.lipstick is None else self.lipstick.to_dict()}  # type: ignore[union-attr]
+                "lipstick": None if self.lipstick is None else self.lipstick.to_dict(),  # type: ignore[union-attr]
+                "likelihood": list(self.likelihood),  # type: ignore[arg-type]
+                "likelihood_scoring": self.likelihood_scoring}
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""

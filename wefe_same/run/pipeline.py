@@ -10,6 +10,7 @@ score       one job per model: lookup pass + metrics,    :mod:`wefe_same.run.sco
 aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring.model`,
             order, rankings                              :mod:`wefe_same.analysis.ranking`
 quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
+likelihood  CrowS-Pairs / StereoSet per language model   :mod:`wefe_same.run.likelihood`
 analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
             intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`
             lipstick tests of debiased variants
@@ -43,6 +44,7 @@ from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.config import ModelsLike, RankConfig
+from wefe_same.run.likelihood import likelihood_cache_dir, likelihood_tables, load_likelihood_data
 from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
@@ -61,6 +63,8 @@ class Run:
     variants: list[Variant]
     benchmarks: list[Dataset]
     external: pd.DataFrame | None
+    likelihood: dict[str, pd.DataFrame]  # benchmark name → its items, read and checked
+    likelihood_hashes: list[tuple[str, str]]  # (benchmark name, sha256 of its file): the cache key
     cache: ModelCache | None
     skipped: list[tuple[str, str]]
     metadata: dict[str, dict[str, Any]]  # model name → its models-file metadata
@@ -90,8 +94,13 @@ def _run(config: RankConfig, started: float) -> RankResult:
                             nan_policy=plan.nan_policy)
         quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
                                 cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
+        likelihood, likelihood_items = likelihood_tables(
+            prepared.tasks, prepared.likelihood, scoring=config.likelihood_scoring,  # type: ignore[arg-type]
+            device=config.device, trust_pickle=config.trust_pickle, cache=prepared.cache,
+            hashes=prepared.likelihood_hashes) if prepared.likelihood else (None, None)
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
-        analysed = analyse(plan, agg, scores, per_model, quality=quality, external=prepared.external,
+        analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
+                           external=prepared.external,
                            higher_is_better=config.higher_is_better, debias_pairs=pairs)
         if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
             by_name = {t.name: t for t in prepared.tasks}
@@ -108,7 +117,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
         correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
         by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
-        word_table=words, quality=quality,
+        word_table=words, quality=quality, likelihood=likelihood, likelihood_items=likelihood_items,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
         rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
         warnings=list(log.messages),
@@ -157,8 +166,10 @@ def prepare(config: RankConfig) -> Run:
     if skipped:
         warnings.warn(skipped_warning(skipped), WefeSameWarning, stacklevel=4)
     root = config.cache_root()
-    return Run(config, plan, tasks, variants, benchmarks, external, None if root is False else ModelCache(root),
-               skipped, metadata)
+    cache = None if root is False else ModelCache(root)
+    likelihood, hashes = load_likelihood_data(config.likelihood, allow_download=config.allow_download,
+                                              cache=likelihood_cache_dir(root)) if config.likelihood else ({}, [])
+    return Run(config, plan, tasks, variants, benchmarks, external, likelihood, hashes, cache, skipped, metadata)
 
 
 def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:

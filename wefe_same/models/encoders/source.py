@@ -130,6 +130,16 @@ class EncoderSource(ModelSource):
                     self._backend = _HfBackend(s, self._location())
         return self._backend
 
+    def language_model(self) -> tuple[str | None, str]:
+        """The encoder's folder (whether it holds a language-model head is read from its
+        config when it is loaded for the likelihood scores); ONNX files have none."""
+        if self.settings.backend == "onnx":
+            return None, "ONNX encoder: no language-model head"
+        folder = self._location().folder
+        if folder is None:
+            return None, "not in the local hub cache"
+        return str(folder), ""
+
     def import_runtime(self) -> None:
         """Import the libraries that :meth:`lookup` will load the model with (none missing:
         an import error is left to the load, which names the model)."""

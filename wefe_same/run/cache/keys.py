@@ -28,6 +28,8 @@ VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "quer
                 *SHARED_CODE)
 #: The code that turns a model into its quality rows, and every module it imports.
 QUALITY_CODE = ("quality", "run/quality.py", *VECTORS_CODE)
+#: The code that turns a language model into its likelihood tables, and every module it imports.
+LIKELIHOOD_CODE = ("likelihood", "run/likelihood.py", *VECTORS_CODE)
 
 
 def digest(obj: Any) -> str:
@@ -59,6 +61,13 @@ def scores_key(vectors: str, fingerprint: str, name: str, scoring: str) -> str:
     fingerprint, the model's name (it is in every table) and ``plan.scoring_key()``."""
     return digest({"format": FORMAT_VERSION, "vectors": vectors, "fingerprint": fingerprint,
                    "name": name, "scoring": scoring})
+
+
+def likelihood_key(identity: Mapping[str, Any], name: str, datasets: Sequence[tuple[str, str]], scoring: str) -> str:
+    """The key of a model's likelihood tables: its identity and name, each dataset as
+    (benchmark, sha256 of its file), and the scoring."""
+    return _identity_key(identity, {"name": name, "likelihood": [list(d) for d in datasets], "scoring": scoring,
+                                    "code": code_digest(*LIKELIHOOD_CODE)})
 
 
 def quality_key(identity: Mapping[str, Any], name: str, benchmarks: Sequence[tuple[str, str, str]],

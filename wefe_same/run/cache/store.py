@@ -54,8 +54,8 @@ from wefe_same.scoring.scores import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
 from wefe_same.validation import read_regular_file
 
-Kind = Literal["vectors", "scores", "quality"]
-KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality")
+Kind = Literal["vectors", "scores", "quality", "likelihood"]
+KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality", "likelihood")
 #: What a model's entry was in a run: its scores read from the cache, computed (and
 #: written), or not cacheable (the source has no identity, or the cache is off).
 CacheStatus = Literal["hit", "miss", "off"]
@@ -216,6 +216,22 @@ class ModelCache:
         """(rows, warnings), or None on a miss or a damaged entry."""
         return self._read("quality", key, lambda meta, reader: (reader.frame(meta["rows"]),
                                                                 [str(w) for w in meta["warnings"]]))
+
+    def put_likelihood(self, key: str, scores: pd.DataFrame, items: pd.DataFrame) -> None:
+        """Store a model's likelihood tables under a :func:`~wefe_same.run.cache.keys.likelihood_key`."""
+        writer = Writer()
+        try:
+            meta = {"scores": writer.frame("scores", scores), "items": writer.frame("items", items)}
+        except _Unstorable as err:
+            warnings.warn(NOT_WRITTEN.format(path=self.path("likelihood", key), why=f"it holds {err}"),
+                          WefeSameWarning, stacklevel=2)
+            return
+        self._write("likelihood", key, meta, writer.arrays)
+
+    def get_likelihood(self, key: str) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+        """(scores, items), or None on a miss or a damaged entry."""
+        return self._read("likelihood", key, lambda meta, reader: (reader.frame(meta["scores"]),
+                                                                   reader.frame(meta["items"])))
 
     # -- housekeeping
     def entries(self) -> list[Path]:

