@@ -52,14 +52,17 @@ def test_encoders_share_one_cuda_device_within_its_free_memory():
     weights = 440 * 2**20  # BERT-base
     per_worker = DEVICE_WORKER_BYTES + 2 * weights
     roomy = Machine(cores=16, memory=128 * GIB, device_memory=80 * GIB)
+    # Five encoders per worker at least (each worker imports torch): 41 BERT-base on 16 cores, 8.
+    assert choose_workers(roomy, 41, device_model_bytes=weights, encoders=True).workers == 41 // 5 == 8
     assert choose_workers(roomy, 41, device_model_bytes=weights).workers == 16  # the cores bind
     small = Machine(cores=16, memory=128 * GIB, device_memory=6 * GIB)
-    choice = choose_workers(small, 41, device_model_bytes=weights)
+    choice = choose_workers(small, 41, device_model_bytes=weights, encoders=True)
     assert choice.workers == int(6 * GIB * MEMORY_SHARE) // per_worker == 2
     assert choice.reason.startswith("2 workers: CUDA memory for 2 (6.0 GiB free, ~1904 MB per worker)")
     # A device too small for two: one worker, in-process; static models never ask the device.
     assert choose_workers(Machine(cores=16, device_memory=2 * GIB), 41, device_model_bytes=weights).workers == 1
     assert choose_workers(Machine(cores=16, device_memory=2 * GIB), 41).workers == 16
+    assert choose_workers(Machine(cores=16), 9, encoders=True).workers == 1
 
 
 def test_the_reason_names_what_binds_and_the_other_limits():
@@ -81,6 +84,9 @@ def test_resolve_keeps_a_number_and_measures_for_auto(tmp_path):
     auto = resolve_workers("auto", tasks, device="cpu")
     assert 1 <= auto.workers <= min(usable_cores(), 20)
     assert auto.reason.startswith(f"{auto.workers} worker")
+    encoders = [ModelTask(f"e{i}", f"hf:{tmp_path}") for i in range(9)]  # an encoder folder (no weights in it)
+    assert resolve_workers("auto", encoders, device="cpu").reason.startswith(
+        "1 worker (in-process): 9 models, 5 per worker at least (encoders)")
 
 
 @pytest.mark.parametrize("value", [0, -1, "many", 1.5, True, None])

@@ -10,7 +10,10 @@ The rule: one worker per usable core, but
 
 * at least ``MODELS_PER_WORKER`` models per worker: a worker is a fresh interpreter that
   imports the scientific stack before its first model (about a second of CPU), which a
-  single model does not repay; so one model (or one core) means no worker process at all;
+  single model does not repay; so one model (or one core) means no worker process at all.
+  With encoders ``ENCODER_MODELS_PER_WORKER``: each worker imports torch and transformers
+  too (several seconds), where an in-process run reads every encoder in one worker of its
+  own (41 BERT-base encoders on 16 cores and a GPU: 8 workers 52.6 s, 16 workers 55.1 s);
 * no more workers than the available memory holds, each counted as ``WORKER_BYTES`` plus
   the largest model of the run;
 * with encoders on a CUDA device, no more workers than its free memory holds, each counted
@@ -32,6 +35,8 @@ from wefe_same.run.plan import ModelTask
 AUTO = "auto"
 #: Models a worker process must have to repay its start.
 MODELS_PER_WORKER = 2
+#: The same when the run holds encoders (each worker imports torch and transformers).
+ENCODER_MODELS_PER_WORKER = 5
 #: Host memory of one worker besides its model: Python with numpy, scipy, pandas and this package.
 WORKER_BYTES = 400 * 2**20
 #: Device memory of one worker besides its encoder's weights: the CUDA context and a batch's activations.
@@ -72,7 +77,7 @@ def _gib(n: int) -> str:
 
 
 def choose_workers(machine: Machine, models: int, *, model_bytes: int = 0, device_model_bytes: int = 0,
-                   scheduler: bool = False) -> WorkerChoice:
+                   encoders: bool = False, scheduler: bool = False) -> WorkerChoice:
     """Workers for ``models`` models on ``machine`` (see the module's rule).
 
     Parameters
@@ -84,25 +89,29 @@ def choose_workers(machine: Machine, models: int, *, model_bytes: int = 0, devic
         Host memory of the largest model (its files), beyond a worker's own.
     device_model_bytes : int
         Device memory of the largest encoder on the CUDA device (0: none runs there).
+    encoders : bool
+        The run holds encoders: ``ENCODER_MODELS_PER_WORKER`` models per worker at least.
     scheduler : bool
         A Dask cluster scores the models: its workers are its own, so 1.
 
     >>> choose_workers(Machine(cores=16, memory=64 * 2**30), 41).workers
     16
     >>> choose_workers(Machine(cores=16, memory=64 * 2**30, device_memory=80 * 2**30), 41,
-    ...                device_model_bytes=2 * 440 * 2**20).reason
-    '16 workers: 16 usable cores (41 models; memory for 131; CUDA memory for 23)'
+    ...                device_model_bytes=440 * 2**20, encoders=True).reason
+    '8 workers: 41 models, 5 per worker at least (encoders) (16 usable cores; memory for 131; CUDA memory for 34)'
     >>> choose_workers(Machine(cores=2), 1).reason
     '1 worker (in-process): 1 model (2 usable cores)'
     """
     if scheduler:
         return WorkerChoice(1, "1 worker (in-process): a Dask scheduler runs the models on its own workers")
     plural = "s" if models != 1 else ""
+    per = ENCODER_MODELS_PER_WORKER if encoders else MODELS_PER_WORKER
     # (workers allowed, why in full, why in short) per limit
     limits: list[tuple[int, str, str]] = [
         (max(1, machine.cores), f"{machine.cores} usable core{'s' if machine.cores != 1 else ''}", ""),
-        (max(1, models // MODELS_PER_WORKER),
-         f"{models} model{plural}" + (f", {MODELS_PER_WORKER} per worker at least" if models > 1 else ""),
+        (max(1, models // per),
+         f"{models} model{plural}" + (f", {per} per worker at least" + (" (encoders)" if encoders else "")
+                                      if models > 1 else ""),
          f"{models} model{plural}")]
     if machine.memory is not None:
         per_worker = WORKER_BYTES + max(0, model_bytes)
@@ -211,4 +220,4 @@ def resolve_workers(asked: int | str, tasks: Sequence[ModelTask], *, device: str
                           model_bytes=max(sizes.values(), default=0),
                           device_model_bytes=max((sizes[s] for s in encoders), default=0)
                           if device_memory is not None else 0,
-                          scheduler=scheduler is not None)
+                          encoders=bool(encoders), scheduler=scheduler is not None)
