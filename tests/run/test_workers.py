@@ -62,7 +62,10 @@ def test_encoders_share_one_cuda_device_within_its_free_memory():
     # A device too small for two: one worker, in-process; static models never ask the device.
     assert choose_workers(Machine(cores=16, device_memory=2 * GIB), 41, device_model_bytes=weights).workers == 1
     assert choose_workers(Machine(cores=16, device_memory=2 * GIB), 41).workers == 16
-    assert choose_workers(Machine(cores=16), 9, encoders=True).workers == 1
+    assert choose_workers(Machine(cores=16, device_memory=80 * GIB), 9, encoders=True).workers == 1
+    # Encoders on the CPU: in-process (torch spreads each over the cores itself).
+    assert choose_workers(Machine(cores=16, memory=128 * GIB), 41, encoders=True).reason.startswith(
+        "1 worker (in-process): encoders on the CPU")
 
 
 def test_the_reason_names_what_binds_and_the_other_limits():
@@ -85,8 +88,8 @@ def test_resolve_keeps_a_number_and_measures_for_auto(tmp_path):
     assert 1 <= auto.workers <= min(usable_cores(), 20)
     assert auto.reason.startswith(f"{auto.workers} worker")
     encoders = [ModelTask(f"e{i}", f"hf:{tmp_path}") for i in range(9)]  # an encoder folder (no weights in it)
-    assert resolve_workers("auto", encoders, device="cpu").reason.startswith(
-        "1 worker (in-process): 9 models, 5 per worker at least (encoders)")
+    assert resolve_workers("auto", encoders * 5, device="cpu").reason.startswith(
+        "1 worker (in-process): encoders on the CPU")
 
 
 @pytest.mark.parametrize("value", [0, -1, "many", 1.5, True, None])

@@ -11,9 +11,12 @@ The rule: one worker per usable core, but
 * at least ``MODELS_PER_WORKER`` models per worker: a worker is a fresh interpreter that
   imports the scientific stack before its first model (about a second of CPU), which a
   single model does not repay; so one model (or one core) means no worker process at all.
-  With encoders ``ENCODER_MODELS_PER_WORKER``: each worker imports torch and transformers
-  too (several seconds), where an in-process run reads every encoder in one worker of its
-  own (41 BERT-base encoders on 16 cores and a GPU: 8 workers 52.6 s, 16 workers 55.1 s);
+  With encoders on a CUDA device ``ENCODER_MODELS_PER_WORKER``: each worker imports torch
+  and transformers too (several seconds), where an in-process run reads every encoder in
+  one worker of its own (41 BERT-base encoders on 16 cores and a GPU: 8 workers 52.6 s,
+  16 workers 55.1 s). With encoders on the CPU, one: torch spreads an encoder over the
+  cores itself, and worker processes that each run torch beside each other cost far more
+  than they save (benchmarks/RESULTS.md: the tiny encoder zoo, 0.5 → 5.1 CPU s per model);
 * no more workers than the available memory holds, each counted as ``WORKER_BYTES`` plus
   the largest model of the run;
 * with encoders on a CUDA device, no more workers than its free memory holds, each counted
@@ -41,6 +44,8 @@ ENCODER_MODELS_PER_WORKER = 5
 WORKER_BYTES = 400 * 2**20
 #: Device memory of one worker besides its encoder's weights: the CUDA context and a batch's activations.
 DEVICE_WORKER_BYTES = 1024 * 2**20
+#: The weights of an encoder whose files are not local (a hub name): BERT-large's order.
+UNKNOWN_ENCODER_BYTES = 1024 * 2**20
 #: The share of the available (host or device) memory the workers may plan on.
 MEMORY_SHARE = 0.8
 #: Weight files of an encoder folder, counted for its memory.
@@ -90,7 +95,8 @@ def choose_workers(machine: Machine, models: int, *, model_bytes: int = 0, devic
     device_model_bytes : int
         Device memory of the largest encoder on the CUDA device (0: none runs there).
     encoders : bool
-        The run holds encoders: ``ENCODER_MODELS_PER_WORKER`` models per worker at least.
+        The run holds encoders: on the CUDA device of ``machine``, ``ENCODER_MODELS_PER_WORKER``
+        models per worker at least; without one (``device_memory`` None), 1.
     scheduler : bool
         A Dask cluster scores the models: its workers are its own, so 1.
 
@@ -104,6 +110,9 @@ def choose_workers(machine: Machine, models: int, *, model_bytes: int = 0, devic
     """
     if scheduler:
         return WorkerChoice(1, "1 worker (in-process): a Dask scheduler runs the models on its own workers")
+    if encoders and machine.device_memory is None:
+        return WorkerChoice(1, "1 worker (in-process): encoders on the CPU (torch uses the cores itself; "
+                               "workers running torch side by side cost more than they save)")
     plural = "s" if models != 1 else ""
     per = ENCODER_MODELS_PER_WORKER if encoders else MODELS_PER_WORKER
     # (workers allowed, why in full, why in short) per limit
@@ -218,6 +227,6 @@ def resolve_workers(asked: int | str, tasks: Sequence[ModelTask], *, device: str
     sizes = {s: model_bytes(s) for s in specs}
     return choose_workers(Machine(usable_cores(), available_memory(), device_memory), len(tasks),
                           model_bytes=max(sizes.values(), default=0),
-                          device_model_bytes=max((sizes[s] for s in encoders), default=0)
+                          device_model_bytes=max((sizes[s] or UNKNOWN_ENCODER_BYTES for s in encoders), default=0)
                           if device_memory is not None else 0,
                           encoders=bool(encoders), scheduler=scheduler is not None)
