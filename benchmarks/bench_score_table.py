@@ -26,6 +26,9 @@ around them.
 (``--models`` of them per width, model i drawn with seed i; the first warms the caches a
 run keeps across models, the others are timed), with the CPU milliseconds per model of
 each metric's own calls; ``--profile`` adds a cProfile of the last model of the widest.
+``--dump FOLDER`` writes each timed model's values (metric, subquery, value) there as
+CSV; ``--against FOLDER`` (a dump of another commit) prints, per metric and width, the
+largest absolute and relative difference of the values: how far a change moved floats.
 
 Measured against the parent of the speed-up (3b393c3), on the same machine and the same
 minute: see benchmarks/RESULTS.md.
@@ -65,6 +68,9 @@ def main() -> int:
     parser.add_argument("--models", type=int, default=8, help="with --zoo: how many of its encoders")
     parser.add_argument("--metrics", action="store_true", help="CPU ms per model of each metric's own calls")
     parser.add_argument("--dims", default=None, help="random tables of these widths instead (e.g. 50,300,768)")
+    parser.add_argument("--dump", type=Path, default=None, help="with --dims: write each model's values here")
+    parser.add_argument("--against", type=Path, default=None,
+                        help="with --dims: compare the values with this --dump of another commit")
     args = parser.parse_args()
     header("score_table per model, default run's plan")
     if args.zoo is not None:
@@ -131,7 +137,32 @@ def metric_timers() -> dict[str, float]:
     return spent
 
 
-def timed_models(tables, plan, spent, profile: bool = False) -> None:
+def compare_values(values, dump: Path | None, against: Path | None) -> None:
+    """Write ``values`` (model → details frame) to ``dump``; print the largest absolute and
+    relative difference per metric against the frames of ``against``."""
+    import pandas as pd
+
+    rows = []
+    for model, details in values.items():
+        frame = details[["metric", "subquery", "value"]]
+        if dump is not None:
+            dump.mkdir(parents=True, exist_ok=True)
+            frame.to_csv(dump / f"{model}.csv", index=False, float_format="%.17g")
+        if against is not None and (against / f"{model}.csv").exists():
+            other = pd.read_csv(against / f"{model}.csv")
+            both = frame.merge(other, on=["metric", "subquery"], suffixes=("", "_other"))
+            both["abs"] = (both["value"] - both["value_other"]).abs()
+            both["rel"] = both["abs"] / both["value_other"].abs().where(both["value_other"] != 0)
+            rows.append(both)
+    if rows:
+        table = pd.concat(rows).groupby("metric")[["abs", "rel"]].max()
+        print("largest difference per metric against " + str(against) + ":")
+        for metric, (absolute, relative) in table.iterrows():
+            print(f"  {metric:18s} abs {absolute:.3g}  rel {relative:.3g}")
+
+
+def timed_models(tables, plan, spent, profile: bool = False, dump: Path | None = None,
+                 against: Path | None = None) -> None:
     """Score the first table (warming the run's caches), then time the others; print the
     median per model, each metric's CPU ms per model and the digests."""
     from wefe_same.scoring.model import score_table
@@ -144,13 +175,14 @@ def timed_models(tables, plan, spent, profile: bool = False) -> None:
         run = {"context": ScoringContext(plan)}
     score_table(tables[0], plan, **run)
     spent.clear()
-    cpu, wall, digests = [], [], []
+    cpu, wall, digests, values = [], [], [], {}
     for table in tables[1:]:
         start, start_cpu = time.perf_counter(), time.process_time()
         scores = score_table(table, plan, **run)
         cpu.append(time.process_time() - start_cpu)
         wall.append(time.perf_counter() - start)
         digests.append(digest(scores))
+        values[table.model] = scores.details
     n = len(cpu)
     print(f"score_table per model: median {statistics.median(wall):.3f} s wall, "
           f"{statistics.median(cpu):.3f} s CPU (models: {fmt_times(cpu)} CPU)")
@@ -160,6 +192,7 @@ def timed_models(tables, plan, spent, profile: bool = False) -> None:
             print(f"  {name:18s} {1000 * seconds / n:7.1f}")
         print(f"  {'all metrics':18s} {1000 * sum(spent.values()) / n:7.1f}")
     print("digests: " + " ".join(digests), flush=True)
+    compare_values(values, dump, against)
     if profile:  # the last model once more, untimed, its classifiers trained again
         from wefe_same.metrics import rnsb
 
@@ -185,7 +218,8 @@ def dims(args) -> int:
                   for i in range(max(2, args.models))]
         print(f"\n{dim} dimensions: {len(tables)} random tables of {len(words)} words; "
               "the first warms the run's caches, the others are timed", flush=True)
-        timed_models(tables, plan, spent, profile=args.profile and dim == widths[-1])
+        timed_models(tables, plan, spent, profile=args.profile and dim == widths[-1], dump=args.dump,
+                     against=args.against)
     return 0
 
 

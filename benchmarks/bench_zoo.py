@@ -15,10 +15,13 @@ Then it ranks the first ``--small`` models and all ``--large`` of them with the 
 queries and metrics, ``--no-cache``, each in a fresh ``python -m wefe_same.cli rank``
 process, and prints for each run the wall time (interpreter start and imports
 included), the peak memory of the whole process tree (the sum of the resident sizes of
-the process and all its descendants, sampled every 20 ms through psutil), and the size
-and number of files of the results folder; then the marginal time per model,
+the process and all its descendants, sampled every 20 ms through psutil), the CPU seconds
+of the process and its workers, and the size and number of files of the results folder;
+then the marginal time per model,
 (T_large − T_small) / (large − small), and the targets of issue 21 (marginal ≤ 0.25 s,
-peak at large ≤ 1.25 × peak at small, folder at large ≤ 50 MB).
+peak at large ≤ 1.25 × peak at small, folder at large ≤ 50 MB), and last the three figures
+as MARGINAL / PEAK / FOLDER lines with PASS or FAIL. The CPU seconds per extra model beside
+them are what to compare on a shared machine.
 
 ``--static DIM`` builds a zoo of word2vec binary files instead (the default sizes are
 then 4 and 20 models): each holds every word of the default queries and ``--fillers``
@@ -35,6 +38,7 @@ When torch sees a CUDA device, the header says so: the runs use it as ``rank`` d
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shutil
 import string
@@ -127,10 +131,15 @@ def build_static_zoo(folder: Path, n: int, dim: int, fillers: int) -> list[Path]
     return paths
 
 
-def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int]:
+def timed_rank(args: list[str], log: Path, code: Path = ROOT) -> tuple[float, int, float]:
     """``python -m wefe_same.cli rank ARGS`` of the package at ``code`` in a fresh process:
-    (wall s, peak tree RSS bytes)."""
-    return timed_cli(code, ["rank", *args], log, cwd=code)  # the checkout first on sys.path
+    (wall s, peak tree RSS bytes, CPU s of the process and every worker it waited for)."""
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, peak = timed_cli(code, ["rank", *args], log, cwd=code)  # the checkout first on sys.path
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, peak, (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
 
 def folder_stats(folder: Path) -> tuple[float, int]:
@@ -186,13 +195,14 @@ def main() -> None:
             out = work / f"results-{n}"
             shutil.rmtree(out, ignore_errors=True)
             rank_args = ["--models", *specs[:n], "--no-cache", "--out", str(out), *args.extra]
-            wall, peak = timed_rank(rank_args, work / f"rank-{n}.log", args.code.resolve())
+            wall, peak, cpu = timed_rank(rank_args, work / f"rank-{n}.log", args.code.resolve())
             size, files = folder_stats(out)
-            rows[n] = (wall, peak / 1e6, size, files)
-            print(f"  {n:3d} models: {wall:7.2f} s wall, peak {peak / 1e6:6.0f} MB (process tree), "
-                  f"results folder {size:6.1f} MB in {files} files", flush=True)
-        (t_s, p_s, _, _), (t_l, p_l, size_l, _) = rows[args.small], rows[args.large]
+            rows[n] = (wall, peak / 1e6, size, files, cpu)
+            print(f"  {n:3d} models: {wall:7.2f} s wall, {cpu:7.2f} s CPU, peak {peak / 1e6:6.0f} MB (process "
+                  f"tree), results folder {size:6.1f} MB in {files} files", flush=True)
+        (t_s, p_s, _, _, c_s), (t_l, p_l, size_l, _, c_l) = rows[args.small], rows[args.large]
         marginal = (t_l - t_s) / (args.large - args.small)
+        marginal_cpu = (c_l - c_s) / (args.large - args.small)
         print("\n| measure | value | target | met |")
         print("|---|---:|---|---|")
         for name, value, target, met in [
@@ -204,6 +214,12 @@ def main() -> None:
              size_l <= folder_target),
         ]:
             print(f"| {name} | {value} | {target} | {'yes' if met else 'NO'} |")
+        print(f"\nCPU per extra model (all processes, (C{args.large} - C{args.small}) / "
+              f"{args.large - args.small}): {marginal_cpu:.3f} s; load average now "
+              + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
+        print(f"MARGINAL {marginal:.3f} s/model (<= {marginal_target} s): {'PASS' if marginal <= marginal_target else 'FAIL'}")
+        print(f"PEAK     {p_l / p_s:.2f}x (<= {PEAK_RATIO}x): {'PASS' if p_l / p_s <= PEAK_RATIO else 'FAIL'}")
+        print(f"FOLDER   {size_l:.1f} MB (<= {folder_target:.0f} MB): {'PASS' if size_l <= folder_target else 'FAIL'}")
         if args.profile:
             from bench_default_run import PROFILE, report_profile
 

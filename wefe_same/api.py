@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pandas as pd
 
@@ -52,7 +52,7 @@ def rank(
     subwords: bool = True,
     trust_pickle: bool = False,
     allow_download: bool = False,
-    workers: int = 1,
+    workers: int | Literal["auto"] = 1,
     scheduler: str | None = None,
     cache: bool | str | Path | None = None,
     progress: bool | None = None,
@@ -142,8 +142,11 @@ def rank(
     subwords : bool
         fastText ``.bin``: vectors of unknown words from their subwords.
     trust_pickle, allow_download : bool
-    workers : int >= 1
-        Local worker processes, one model per task.
+    workers : int >= 1 or "auto"
+        Local worker processes, one model per task (1: in this process). ``"auto"`` picks
+        them from the usable cores, the available memory, the number of models and, with
+        encoders on CUDA, the device's free memory; the manifest's ``workers`` entry says
+        how many and why.
     scheduler : str, optional
         A dask.distributed scheduler address; models are the tasks.
     cache : bool, path or None

@@ -138,8 +138,16 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(result.rankings.to_string())
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
+    if args.workers == "auto":
+        print(f"\nWorkers (auto): {result.manifest['workers']['reason']}")
     print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s{_page_hint(out)}")
     return 0
+
+
+def _workers(text: str) -> int | str:
+    """``--workers``: "auto" or a number; anything else goes to the config as given, which
+    refuses it in rank's words (exit 2)."""
+    return int(text) if text.strip().lstrip("-").isdigit() else text
 
 
 def _page_hint(out: Path) -> str:
@@ -364,7 +372,10 @@ def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
     p.add_argument("--full-tables", action="store_true",
                    help="write word_bias, details and lookups as plain CSV (default: word_bias.parquet, "
                         "details.csv.gz, lookups.csv.gz)")
-    p.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default: 1)")
+    p.add_argument("--workers", type=_workers, default=1, metavar="N|auto",
+                   help="local worker processes (default: 1, in this process); auto: from the usable cores, the "
+                        "available memory, the number of models and, for encoders on CUDA, the device's free "
+                        "memory (how many and why: printed and in the manifest)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="dask.distributed scheduler address")
     p.add_argument("--cache", metavar="DIR", help="model cache folder (default: the user cache directory)")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write the model cache")

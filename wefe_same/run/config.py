@@ -24,7 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from wefe_same.analysis.lipstick import LipstickSettings
-from wefe_same.errors import MetricError
+from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.likelihood.evaluate import parse_benchmark
 from wefe_same.metrics.registry import MetricSpec, check_options, check_sendable, resolve_metrics
 from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, template_options
@@ -55,6 +55,7 @@ from wefe_same.validation import (
     check_int,
     check_number,
     check_scheduler_address,
+    is_int,
 )
 
 #: The function named in every message: the CLI and the API report the same text.
@@ -99,7 +100,7 @@ class RankConfig:
     subwords: bool = True
     trust_pickle: bool = False
     allow_download: bool = False
-    workers: int = 1
+    workers: int | Literal["auto"] = 1
     scheduler: str | None = None
     cache: bool | str | Path | None = None
     progress: bool | None = None
@@ -161,7 +162,11 @@ class RankConfig:
         for name in ("subwords", "trust_pickle", "allow_download", "skip_unloadable"):
             put(name, check_bool(getattr(self, name), name, FUNC))
         put("analogy_vocab", check_int(self.analogy_vocab, "analogy_vocab", FUNC, minimum=1))
-        put("workers", check_int(self.workers, "workers", FUNC, minimum=1))
+        if self.workers != "auto":  # "auto": chosen from the machine and the models (run.workers)
+            if not is_int(self.workers) or self.workers < 1:
+                raise InvalidParameterError(bad_parameter("workers", FUNC, 'an integer >= 1 or "auto"',
+                                                          self.workers))
+            put("workers", int(self.workers))
         if self.scheduler is not None and not isinstance(self.scheduler, str):
             raise InvalidParameterError(f"The 'scheduler' parameter of {FUNC} must be an address string. "
                                         f"Got {self.scheduler!r} instead.")

@@ -6,7 +6,8 @@ stage       what it does                                 where
 prepare     read queries, models specs, benchmarks and   :mod:`wefe_same.run.plan`,
             the external table; no model file opened    :mod:`wefe_same.run.config` (options)
 score       one job per model: lookup pass + metrics,    :mod:`wefe_same.run.score`,
-            cached per model, on an executor             :mod:`wefe_same.run.executors`
+            cached per model, on an executor             :mod:`wefe_same.run.executors`,
+            (``workers="auto"``: how many)               :mod:`wefe_same.run.workers`
 aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring.model`,
             order, rankings                              :mod:`wefe_same.analysis.ranking`
 quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
@@ -49,6 +50,7 @@ from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
 from wefe_same.run.score import score_models
+from wefe_same.run.workers import resolve_workers
 from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table
 from wefe_same.scoring.matrices import score_matrices
 
@@ -84,8 +86,9 @@ def _run(config: RankConfig, started: float) -> RankResult:
         prepared = prepare(config)
     plan = prepared.plan
     words = WordTable()  # each model's per-word rows go here as its scores come in
+    workers = resolve_workers(config.workers, prepared.tasks, device=config.device, scheduler=config.scheduler)
     with log.capture():
-        per_model, cache_status = score_models(plan, prepared.tasks, workers=config.workers,
+        per_model, cache_status = score_models(plan, prepared.tasks, workers=workers.workers,
                                                scheduler=config.scheduler, cache=prepared.cache,
                                                progress=config.progress, words=words, log=log)
     with log.capture():
@@ -111,6 +114,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
                                                                        prepared.variants, ties=plan.ties)
     manifest = make_manifest(config, plan, per_model, cache_status, log.messages,
                              skipped=prepared.skipped, metadata=prepared.metadata)
+    manifest["workers"] = workers.manifest(config.workers)
     manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
     return RankResult(
         scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -74,6 +74,28 @@ class Word2VecBinarySource(StreamedFileSource):
                 if word is not None and keep(word):
                     yield word, buf[space + 1:end], dim
                 pos = end
+
+    def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
+        """Vectors (float64) of the ``words`` in the file, in one pass that stops when all
+        are found; a word that appears twice keeps its first vector, as in gensim.
+
+        The vector bytes of the words found are converted in one call, into the rows of
+        one matrix (the values of the per-record conversion, which cost a NumPy call per
+        word: thousands per model)."""
+        wanted = set(words)
+        found: dict[str, bytes] = {}
+        dim = 0
+        if wanted:
+            with self._decode.reporting(self.path):
+                for word, data, dim in self._records(lambda w: w in wanted and w not in found):  # noqa: B007 (read after)
+                    found[word] = data
+                    if len(found) == len(wanted):
+                        break
+        if not found:
+            return {}
+        with np.errstate(invalid="ignore"):  # a signalling NaN warns when widened; it stays NaN
+            matrix = np.frombuffer(b"".join(found.values()), dtype="<f4").reshape(len(found), dim).astype(np.float64)
+        return dict(zip(found, matrix))
 
     def _rows(self, keep: Callable[[str], bool], dtype: type = np.float64) -> Iterator[tuple[str, np.ndarray]]:
         for word, data, _ in self._records(keep):
