@@ -311,6 +311,18 @@ def test_workers_refuse_a_function_they_cannot_import():
     RankConfig(models=[random_source("m", 0)], queries=QUERY, metrics=[spec])  # in-process: any function
 
 
+def test_workers_auto_keeps_a_function_it_cannot_send_in_process():
+    """``workers="auto"`` never refuses a lambda metric: it scores in this process, and says why."""
+    spec = make_metric(lambda t, a: float(len(t[0]) + len(a[0])), name="anon", template=(1, 1), order="abs")
+    sources = [random_source(f"m{i}", i) for i in range(4)]
+    result = rank(sources, QUERY, metrics=[spec], workers="auto", cache=False, progress=False)
+    assert result.manifest["workers"] == {
+        "asked": "auto", "chosen": 1,
+        "reason": "1 worker: metric 'anon': test_workers_auto_keeps_a_function_it_cannot_send_in_process.<locals>."
+                  "<lambda> is a lambda or a function defined inside another, so it runs in this process"}
+    assert (result.scores["anon"].to_numpy() == 4.0).all()  # 2 target words + 2 attribute words, every model
+
+
 @pytest.fixture
 def two_versions(tmp_path, monkeypatch):
     """One function name, two bodies: a module written twice."""

@@ -232,13 +232,12 @@ def _import_path_problem(func: Callable[..., Any]) -> str | None:
     return None
 
 
-def check_sendable(specs: Iterable[MetricSpec], where: str) -> None:
-    """Refuse a metric that worker processes or Dask workers could not find.
+def sendable_problem(specs: Iterable[MetricSpec]) -> str | None:
+    """Why worker processes or Dask workers could not find one of ``specs``, or None.
 
     A registered metric is found by its name; any other goes by reference to its
     functions (module and qualified name), which must be importable there: a lambda, a
-    nested function or one defined in ``__main__`` is refused with a one-line
-    :class:`~wefe_same.errors.MetricError` (run it in-process, ``workers=1``, instead).
+    nested function or one defined in ``__main__`` is not.
     """
     for s in specs:
         if is_registered(s):
@@ -246,9 +245,19 @@ def check_sendable(specs: Iterable[MetricSpec], where: str) -> None:
         for part in (s.func, s.call, s.prefit):
             problem = None if part is None else _import_path_problem(part)
             if problem:
-                raise MetricError(f"metric {s.name!r} cannot run in {where}: {problem}, so it cannot be found "
-                                  "there by import path; define it at the top level of an importable module, "
-                                  "or run in-process (workers=1)")
+                return f"metric {s.name!r}: {problem}"
+    return None
+
+
+def check_sendable(specs: Iterable[MetricSpec], where: str) -> None:
+    """Refuse a metric that worker processes or Dask workers could not find
+    (`sendable_problem`) with a one-line :class:`~wefe_same.errors.MetricError`."""
+    problem = sendable_problem(specs)
+    if problem:
+        name, why = problem.split(": ", 1)
+        raise MetricError(f"{name} cannot run in {where}: {why}, so it cannot be found "
+                          "there by import path; define it at the top level of an importable module, "
+                          "or run in-process (workers=1)")
 
 
 def make_metric(func: Callable[..., Any], *, name: str, template: Template | tuple[Any, Any],

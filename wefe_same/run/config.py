@@ -172,7 +172,8 @@ class RankConfig:
                                         f"Got {self.scheduler!r} instead.")
         if self.scheduler is not None:  # an address that does not parse fails here, before any work
             check_scheduler_address(self.scheduler, FUNC)
-        if self.scheduler is not None or self.workers > 1:  # found there by name or import path, or refused now
+        # Found there by name or import path, or refused now; "auto" keeps such a metric in-process (run.workers).
+        if self.scheduler is not None or (self.workers != "auto" and self.workers > 1):
             check_sendable(specs, "Dask workers" if self.scheduler is not None else "worker processes")
         put("quality", () if self.quality is None else tuple(
             os.fspath(q) for q in as_list(self.quality, "quality", FUNC, item=(str, os.PathLike))))

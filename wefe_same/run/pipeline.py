@@ -37,6 +37,7 @@ from wefe_same.analysis.lipstick import LipstickSettings, lipstick_table
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
+from wefe_same.metrics.registry import sendable_problem
 from wefe_same.models import ModelSource, default_models, resolve_model
 from wefe_same.models.encoders.vary import Variant, model_variants
 from wefe_same.output.word_table import WordTable
@@ -86,7 +87,8 @@ def _run(config: RankConfig, started: float) -> RankResult:
         prepared = prepare(config)
     plan = prepared.plan
     words = WordTable()  # each model's per-word rows go here as its scores come in
-    workers = resolve_workers(config.workers, prepared.tasks, device=config.device, scheduler=config.scheduler)
+    workers = resolve_workers(config.workers, prepared.tasks, device=config.device, scheduler=config.scheduler,
+                              unsendable=sendable_problem(plan.specs))
     with log.capture():
         per_model, cache_status = score_models(plan, prepared.tasks, workers=workers.workers,
                                                scheduler=config.scheduler, cache=prepared.cache,

@@ -213,12 +213,15 @@ def model_bytes(spec: str) -> int:
 
 
 def resolve_workers(asked: int | str, tasks: Sequence[ModelTask], *, device: str = "auto",
-                    scheduler: str | None = None) -> WorkerChoice:
+                    scheduler: str | None = None, unsendable: str | None = None) -> WorkerChoice:
     """The workers of a run: ``asked`` as it is when a number, else :func:`choose_workers`
-    on this machine and the run's models."""
+    on this machine and the run's models; 1 when ``unsendable`` says why a metric of the run
+    could not be found in a worker process (`wefe_same.metrics.registry.sendable_problem`)."""
     if asked != AUTO:
         n = int(asked)
         return WorkerChoice(n, f"{n} worker{'s' if n != 1 else ''}: as asked")
+    if unsendable is not None and scheduler is None:
+        return WorkerChoice(1, f"1 worker: {unsendable}, so it runs in this process")
     specs = [t.spec for t in tasks if isinstance(t.spec, str)]
     encoders = [s for s in specs if _is_encoder(s)]
     # Asked only when an encoder may run on CUDA (torch is then imported by the run anyway);
