@@ -310,6 +310,7 @@ def _covered(path: Path, parts) -> bool:
     ("wefe_same.scoring.vectors", "VECTORS_CODE"),  # a model's vectors (vectors_key)
     ("wefe_same.quality.evaluate", "QUALITY_CODE"),  # a model's quality rows (quality_key)
     ("wefe_same.likelihood.evaluate", "LIKELIHOOD_CODE"),  # a model's likelihood tables (likelihood_key)
+    ("wefe_same.analysis.lipstick", "LIPSTICK_CODE"),  # a debiased variant's lipstick rows (lipstick_key)
 ])
 def test_code_digests_cover_every_module_the_cached_code_imports(module, digest):
     from wefe_same.run import cache, plan

@@ -13,8 +13,8 @@ aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring
 quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
 likelihood  CrowS-Pairs / StereoSet per language model   :mod:`wefe_same.run.likelihood`
 analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
-            intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`
-            lipstick tests of debiased variants
+            intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`,
+            lipstick tests of debiased variants, cached      :mod:`wefe_same.run.lipstick`
 result      the :class:`~wefe_same.result.RankResult`    :mod:`wefe_same.run.manifest`
             and its manifest
 ==========  ===========================================  =====================================
@@ -33,7 +33,7 @@ import pandas as pd
 from wefe_same.analysis.analyse import analyse
 from wefe_same.analysis.debias_effect import debias_pairs
 from wefe_same.analysis.external import load_external
-from wefe_same.analysis.lipstick import LipstickSettings, lipstick_table
+from wefe_same.analysis.lipstick import LipstickSettings
 from wefe_same.analysis.measurement import measurement_sensitivity
 from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
@@ -47,6 +47,7 @@ from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.config import ModelsLike, RankConfig
 from wefe_same.run.likelihood import likelihood_cache_dir, likelihood_tables, load_likelihood_data
+from wefe_same.run.lipstick import lipstick_rows
 from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.quality import Dataset, quality_table
@@ -110,7 +111,8 @@ def _run(config: RankConfig, started: float) -> RankResult:
         if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
             by_name = {t.name: t for t in prepared.tasks}
             sources = {name: by_name[name].source() for pair in pairs for name in pair[:2]}
-            analysed.debias_lipstick = lipstick_table(pairs, sources, config.lipstick, seed=config.seed)
+            analysed.debias_lipstick = lipstick_rows(pairs, sources, config.lipstick, seed=config.seed,
+                                                     cache=prepared.cache)
         if prepared.variants:
             analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
                                                                        prepared.variants, ties=plan.ties)

@@ -1,6 +1,6 @@
-"""A persistent cache of per-model work: a run's vectors, scores and quality rows.
+"""A persistent cache of per-model work: a run's vectors, scores, quality rows and more.
 
-Four kinds of entry, each keyed by what decides its content (:mod:`.keys`), stored in a
+Five kinds of entry, each keyed by what decides its content (:mod:`.keys`), stored in a
 checked container that is not a pickle (:mod:`.codec`), by :class:`ModelCache`
 (:mod:`.store`) in the directory :mod:`.location` finds:
 
@@ -9,14 +9,17 @@ checked container that is not a pickle (:mod:`.codec`), by :class:`ModelCache`
 - **scores**: a :class:`~wefe_same.scoring.scores.ModelScores` (tables with their dtypes
   kept exactly, and any draw arrays);
 - **quality**: a model's quality benchmark rows, so that a cached run opens no model file;
-- **likelihood**: a language model's likelihood tables (figures and per-item scores).
+- **likelihood**: a language model's likelihood tables (figures and per-item scores);
+- **lipstick**: a debiased variant's lipstick-test rows beside its base.
 """
 
 from wefe_same.run.cache.keys import (
            LIKELIHOOD_CODE,
+           LIPSTICK_CODE,
            QUALITY_CODE,
            VECTORS_CODE,
            likelihood_key,
+           lipstick_key,
            quality_key,
            scores_key,
            vectors_key,
@@ -36,6 +39,6 @@ from wefe_same.run.cache.store import (
            ModelCache,
 )
 
-__all__ = ["CACHE_UNUSABLE", "DAMAGED", "ENV_VAR", "KINDS", "LIKELIHOOD_CODE", "NOT_WRITTEN", "QUALITY_CODE",
-           "VECTORS_CODE", "CacheStatus", "Kind", "ModelCache", "check_cache", "default_cache_dir", "likelihood_key",
-           "quality_key", "scores_key", "vectors_key"]
+__all__ = ["CACHE_UNUSABLE", "DAMAGED", "ENV_VAR", "KINDS", "LIKELIHOOD_CODE", "LIPSTICK_CODE", "NOT_WRITTEN",
+           "QUALITY_CODE", "VECTORS_CODE", "CacheStatus", "Kind", "ModelCache", "check_cache", "default_cache_dir",
+           "likelihood_key", "lipstick_key", "quality_key", "scores_key", "vectors_key"]

@@ -5,7 +5,9 @@
 - scores: the vectors key, the table's fingerprint (what the metrics actually saw), the
   model's name and ``plan.scoring_key()`` (words, options, seed, package and code version);
 - quality: the source's identity, the model's name, each benchmark's name, kind and file
-  hash, ``analogy_vocab`` and a digest of :data:`QUALITY_CODE`.
+  hash, ``analogy_vocab`` and a digest of :data:`QUALITY_CODE`;
+- lipstick: the base's and the variant's identities, the pair's names, the settings, the
+  seed, the excluded words, the fitting libraries' versions and a digest of :data:`LIPSTICK_CODE`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "quer
 QUALITY_CODE = ("quality", "run/quality.py", *VECTORS_CODE)
 #: The code that turns a language model into its likelihood tables, and every module it imports.
 LIKELIHOOD_CODE = ("likelihood", "run/likelihood.py", *VECTORS_CODE)
+#: The code that turns a base and its debiased variant into lipstick rows, and every module it imports.
+LIPSTICK_CODE = ("analysis/__init__.py", "analysis/lipstick.py", "run/lipstick.py", *VECTORS_CODE)
 
 
 def digest(obj: Any) -> str:
@@ -76,3 +80,14 @@ def quality_key(identity: Mapping[str, Any], name: str, benchmarks: Sequence[tup
     (name, kind, sha256 of its file), and the number of analogy candidates."""
     return _identity_key(identity, {"name": name, "benchmarks": [list(b) for b in benchmarks],
                                     "analogy_vocab": analogy_vocab, "code": code_digest(*QUALITY_CODE)})
+
+
+def lipstick_key(base: Mapping[str, Any], variant: Mapping[str, Any], pair: Sequence[str],
+                 settings: Mapping[str, Any], seed: int, excluded: Iterable[str], libraries: Mapping[str, str]) -> str:
+    """The key of one (base, variant) pair's lipstick rows: both identities, the pair's
+    (base, variant, method) names (they are in the rows), the settings, the seed, the
+    sorted words left out of the tests and the versions of the ``libraries`` that fit
+    (k-means and the SVM)."""
+    return _identity_key(base, {"variant": variant, "pair": list(pair), "lipstick": dict(settings), "seed": seed,
+                                "excluded": digest(sorted(set(excluded))), "libraries": dict(libraries),
+                                "code": code_digest(*LIPSTICK_CODE)})

@@ -1,6 +1,6 @@
 """``ModelCache``: per-model entries on disk, written atomically, never trusted when read.
 
-Layout: ``ROOT/v<FORMAT_VERSION>/{vectors,scores,quality}/ab/KEY.entry``. An entry is one
+Layout: ``ROOT/v<FORMAT_VERSION>/{vectors,scores,quality,likelihood,lipstick}/ab/KEY.entry``. An entry is one
 file written beside its final name and renamed into place (``os.replace``), so a run
 killed at any point leaves either a whole entry or none. Reading checks the entry
 (:mod:`.codec`): a damaged one (truncated, a flipped byte, the wrong key) is deleted
@@ -54,8 +54,8 @@ from wefe_same.scoring.scores import ModelScores
 from wefe_same.scoring.vectors import Lookup, VectorTable
 from wefe_same.validation import read_regular_file
 
-Kind = Literal["vectors", "scores", "quality", "likelihood"]
-KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality", "likelihood")
+Kind = Literal["vectors", "scores", "quality", "likelihood", "lipstick"]
+KINDS: tuple[Kind, ...] = ("vectors", "scores", "quality", "likelihood", "lipstick")
 #: What a model's entry was in a run: its scores read from the cache, computed (and
 #: written), or not cacheable (the source has no identity, or the cache is off).
 CacheStatus = Literal["hit", "miss", "off"]
@@ -233,9 +233,26 @@ class ModelCache:
         return self._read("likelihood", key, lambda meta, reader: (reader.frame(meta["scores"]),
                                                                    reader.frame(meta["items"])))
 
+    def put_lipstick(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
+        """Store a pair's lipstick rows and the warnings computing them gave, under a
+        :func:`~wefe_same.run.cache.keys.lipstick_key`."""
+        writer = Writer()
+        try:
+            meta = {"rows": writer.frame("rows", rows), "warnings": list(warned)}
+        except _Unstorable as err:
+            warnings.warn(NOT_WRITTEN.format(path=self.path("lipstick", key), why=f"it holds {err}"),
+                          WefeSameWarning, stacklevel=2)
+            return
+        self._write("lipstick", key, meta, writer.arrays)
+
+    def get_lipstick(self, key: str) -> tuple[pd.DataFrame, list[str]] | None:
+        """(rows, warnings), or None on a miss or a damaged entry."""
+        return self._read("lipstick", key, lambda meta, reader: (reader.frame(meta["rows"]),
+                                                                 [str(w) for w in meta["warnings"]]))
+
     # -- housekeeping
     def entries(self) -> list[Path]:
-        """Every entry file, of both kinds."""
+        """Every entry file, of every kind."""
         return sorted(p for kind in KINDS for p in (self._base / kind).glob("*/*.entry"))
 
     def prune(self, max_bytes: int) -> int:
