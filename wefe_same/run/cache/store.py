@@ -199,24 +199,40 @@ class ModelCache:
         """The stored :class:`~wefe_same.scoring.scores.ModelScores`, or None on a miss or a damaged entry."""
         return self._read("scores", key, lambda meta, reader: ModelScores(**field_values(meta, reader)))
 
-    # -- quality
-    def put_quality(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
-        """Store a model's quality rows and the warnings evaluating them gave, under a
-        :func:`~wefe_same.run.cache.keys.quality_key`."""
+    # -- quality and lipstick rows: a table and the warnings computing it gave
+    def _put_rows(self, kind: Kind, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
         writer = Writer()
         try:
             meta = {"rows": writer.frame("rows", rows), "warnings": list(warned)}
         except _Unstorable as err:
-            warnings.warn(NOT_WRITTEN.format(path=self.path("quality", key), why=f"it holds {err}"),
-                          WefeSameWarning, stacklevel=2)
+            warnings.warn(NOT_WRITTEN.format(path=self.path(kind, key), why=f"it holds {err}"),
+                          WefeSameWarning, stacklevel=3)
             return
-        self._write("quality", key, meta, writer.arrays)
+        self._write(kind, key, meta, writer.arrays)
+
+    def _get_rows(self, kind: Kind, key: str) -> tuple[pd.DataFrame, list[str]] | None:
+        return self._read(kind, key, lambda meta, reader: (reader.frame(meta["rows"]),
+                                                           [str(w) for w in meta["warnings"]]))
+
+    def put_quality(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
+        """Store a model's quality rows and the warnings evaluating them gave, under a
+        :func:`~wefe_same.run.cache.keys.quality_key`."""
+        self._put_rows("quality", key, rows, warned)
 
     def get_quality(self, key: str) -> tuple[pd.DataFrame, list[str]] | None:
         """(rows, warnings), or None on a miss or a damaged entry."""
-        return self._read("quality", key, lambda meta, reader: (reader.frame(meta["rows"]),
-                                                                [str(w) for w in meta["warnings"]]))
+        return self._get_rows("quality", key)
 
+    def put_lipstick(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
+        """Store a pair's lipstick rows and the warnings computing them gave, under a
+        :func:`~wefe_same.run.cache.keys.lipstick_key`."""
+        self._put_rows("lipstick", key, rows, warned)
+
+    def get_lipstick(self, key: str) -> tuple[pd.DataFrame, list[str]] | None:
+        """(rows, warnings), or None on a miss or a damaged entry."""
+        return self._get_rows("lipstick", key)
+
+    # -- likelihood
     def put_likelihood(self, key: str, scores: pd.DataFrame, items: pd.DataFrame) -> None:
         """Store a model's likelihood tables under a :func:`~wefe_same.run.cache.keys.likelihood_key`."""
         writer = Writer()
@@ -232,23 +248,6 @@ class ModelCache:
         """(scores, items), or None on a miss or a damaged entry."""
         return self._read("likelihood", key, lambda meta, reader: (reader.frame(meta["scores"]),
                                                                    reader.frame(meta["items"])))
-
-    def put_lipstick(self, key: str, rows: pd.DataFrame, warned: Sequence[str]) -> None:
-        """Store a pair's lipstick rows and the warnings computing them gave, under a
-        :func:`~wefe_same.run.cache.keys.lipstick_key`."""
-        writer = Writer()
-        try:
-            meta = {"rows": writer.frame("rows", rows), "warnings": list(warned)}
-        except _Unstorable as err:
-            warnings.warn(NOT_WRITTEN.format(path=self.path("lipstick", key), why=f"it holds {err}"),
-                          WefeSameWarning, stacklevel=2)
-            return
-        self._write("lipstick", key, meta, writer.arrays)
-
-    def get_lipstick(self, key: str) -> tuple[pd.DataFrame, list[str]] | None:
-        """(rows, warnings), or None on a miss or a damaged entry."""
-        return self._read("lipstick", key, lambda meta, reader: (reader.frame(meta["rows"]),
-                                                                 [str(w) for w in meta["warnings"]]))
 
     # -- housekeeping
     def entries(self) -> list[Path]:
