@@ -157,3 +157,39 @@ def test_a_bad_list_of_options_is_refused_before_any_work(value, message):
     with pytest.raises(InvalidParameterError, match=message):
         rank(["glove-6b-50d"], "gender", likelihood=[f"crows-pairs={CROWS_CSV}"], likelihood_scoring=value,
              cache=False)
+
+
+def test_the_command_line_writes_the_rows_the_figure_and_the_report_section(setup, single, tmp_path, monkeypatch,
+                                                                            capsys):
+    from wefe_same.cli import main
+
+    root, _, specs, args = setup
+    monkeypatch.chdir(tmp_path)
+    code = main(["rank", "--models", *specs[:3], "--queries", "gender", "--metrics", "WEAT", "--permutations", "0",
+                 "--device", "cpu", "--cache", str(args["cache"]), "--formats", "svg", "--out", "res",
+                 "--likelihood", *args["likelihood"], "--likelihood-scoring", "pll", "authors"])
+    assert code == 0, capsys.readouterr().err
+    table = pd.read_csv(tmp_path / "res" / "measurement_sensitivity.csv")
+    assert list(table.columns) == COLUMNS and len(table) == len(OVERALL)
+    assert set(zip(table["setting_a"], table["setting_b"])) == {("scoring=pll", "scoring=authors")}
+    assert (table["models"] == 3).all()
+    # pll is the first option: the columns are pll's.
+    written = pd.read_csv(tmp_path / "res" / "aggregates.csv", index_col=0)["likelihood:crows-pairs"]
+    pd.testing.assert_series_equal(written, single["pll"].aggregates.loc[MASKED[:3], "likelihood:crows-pairs"],
+                                   check_names=False, check_index_type=False)
+    assert set(pd.read_csv(tmp_path / "res" / "likelihood.csv")["scoring"]) == {"pll"}
+    assert [p.name for p in (tmp_path / "res").rglob("measurement_sensitivity.svg")]
+    report = (tmp_path / "res" / "report.html").read_text(encoding="utf-8")
+    assert '<section id="measurement">' in report and "scoring=authors" in report and "Settings scoring=NAME" in report
+
+
+def test_an_option_named_twice_on_the_command_line_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch,
+                                                                                        capsys):
+    from wefe_same.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    code = main(["rank", "--models", "glove-6b-50d", "--queries", "gender", "--out", "res", "--no-cache",
+                 "--likelihood", f"crows-pairs={CROWS_CSV}", "--likelihood-scoring", "aul", "aul"])
+    err = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("wefe-same: warning:")]
+    assert code == 2 and len(err) == 1 and "names 'aul' twice" in err[0], err
+    assert list(tmp_path.iterdir()) == []
