@@ -61,7 +61,7 @@ def rank(
     device: str = "auto",
     lipstick: bool | Mapping[str, Any] = True,
     likelihood: Sequence[str] | str | None = None,
-    likelihood_scoring: str = "authors",
+    likelihood_scoring: str | Sequence[str] = "authors",
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -187,7 +187,11 @@ def rank(
         How a masked model scores a sentence: as the CrowS-Pairs authors' ``metric.py``
         (StereoSet: its authors' code), as bias-bench (Meade et al. 2022), all-token
         pseudo-log-likelihood (Salazar et al. 2020) or AUL (Kaneko & Bollegala 2022).
-        Causal models are always scored by sentence log-likelihood.
+        Causal models are always scored by sentence log-likelihood. Several (a list) score
+        every masked model under each: the first gives the ``likelihood:*`` columns, and
+        each pair adds rows to ``measurement_sensitivity`` (settings ``scoring=authors``,
+        ``scoring=pll``, …: Spearman's rho between the models' rankings by each overall
+        likelihood column).
 
     Returns
     -------

@@ -400,8 +400,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="likelihood bias benchmarks of language models ranked beside: crows-pairs=FILE "
                         "(the authors' CSV), stereoset=FILE (StereoSet JSON); never downloaded without "
                         "--allow-download")
-    p.add_argument("--likelihood-scoring", choices=LIKELIHOOD_SCORINGS, default="authors",
-                   help="how masked models score a sentence: authors (default), bias-bench, pll, aul")
+    p.add_argument("--likelihood-scoring", nargs="+", choices=LIKELIHOOD_SCORINGS, default="authors",
+                   help="how masked models score a sentence: authors (default), bias-bench, pll, aul; the "
+                        "first is ranked, several add rows to measurement_sensitivity.csv")
     p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
     p.add_argument("--external", metavar="FILE.csv",

@@ -101,7 +101,8 @@ class RankResult:
     measurement_sensitivity : DataFrame or None
         With ``rank(..., vary=...)``: per metric and pair of measurement settings, Spearman's
         rho between the rankings of the models under the two settings and how many models
-        change rank (`wefe_same.analysis.measurement`). None otherwise.
+        change rank (`wefe_same.analysis.measurement`); with several ``likelihood_scoring``
+        options, the same per overall likelihood column and pair of options. None otherwise.
     extra : dict of str to DataFrame
         Read-only: the tables above that are not None, by field name; each is written as
         ``NAME.csv`` without index.

@@ -7,12 +7,18 @@ not varied are the same under every setting. Under each setting the models are r
 among themselves by each metric's overall aggregate and order; for every pair of
 settings the table gives Spearman's rho between the two rankings of the same models and
 how many models change rank.
+
+The likelihood columns (:mod:`wefe_same.likelihood`) add rows of the same form when a run
+scores masked language models under several ``likelihood_scoring`` options
+(:func:`setting_sensitivity`, settings ``scoring=authors``, ``scoring=pll``, …): the
+variants of pseudo-log-likelihood that differ between papers (Nangia et al. 2020, Meade
+et al. 2022, Salazar et al. 2020, Kaneko & Bollegala 2022).
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Protocol
 
 import numpy as np
@@ -70,14 +76,43 @@ def measurement_sensitivity(aggregates: pd.DataFrame, specs: Sequence[MetricSpec
     for spec in specs:
         if spec.name not in aggregates.columns:
             continue
-        ranks = rankings_by_setting(aggregates, spec, variants, ties)
-        for a, b in itertools.combinations(ranks.columns, 2):
-            both = ranks[[a, b]].dropna().astype("float64")
-            # Ranks are recomputed on the models that both settings rank, so that a model
-            # undefined under one setting does not shift the others.
-            ra, rb = both[a].rank(method=ties), both[b].rank(method=ties)
-            rho = ra.corr(rb, method="spearman") if len(both) >= 2 else np.nan
-            shift = (ra - rb).abs()
-            rows.append((spec.name, a, b, len(both), float(rho) if pd.notna(rho) else np.nan,
-                         int((shift > 0).sum()), int(shift.max()) if len(both) else 0))
+        rows += _pair_rows(spec.name, rankings_by_setting(aggregates, spec, variants, ties), ties)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def setting_sensitivity(ranks: Mapping[str, pd.DataFrame], ties: Ties = "min") -> pd.DataFrame:
+    """The rows of :func:`measurement_sensitivity` for columns that the run computes once per
+    setting over the same models (the likelihood columns under each ``likelihood_scoring``).
+
+    ``ranks``: setting → models × columns, each model's rank (1 = least biased) by each
+    column under that setting; a column is compared across the settings that all have it.
+
+    >>> a = pd.DataFrame({"x": [1, 2, 3]}, index=["m", "n", "o"])
+    >>> b = pd.DataFrame({"x": [2, 1, 3]}, index=["m", "n", "o"])
+    >>> row = setting_sensitivity({"s=a": a, "s=b": b}).iloc[0]
+    >>> row.metric, int(row.models), float(row.spearman), int(row.models_changing_rank), int(row.max_rank_shift)
+    ('x', 3, 0.5, 2, 1)
+    """
+    settings = list(ranks)
+    columns = [c for c in dict.fromkeys(c for frame in ranks.values() for c in frame.columns)
+               if all(c in ranks[s].columns for s in settings)]
+    rows = []
+    for column in columns:
+        table = pd.DataFrame({s: ranks[s][column] for s in settings}).rename_axis(index="model", columns="setting")
+        rows += _pair_rows(column, table, ties)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _pair_rows(metric: str, ranks: pd.DataFrame, ties: Ties) -> list[tuple]:
+    """One row per pair of settings (the columns of ``ranks``: models × settings)."""
+    rows = []
+    for a, b in itertools.combinations(ranks.columns, 2):
+        both = ranks[[a, b]].dropna().astype("float64")
+        # Ranks are recomputed on the models that both settings rank, so that a model
+        # undefined under one setting does not shift the others.
+        ra, rb = both[a].rank(method=ties), both[b].rank(method=ties)
+        rho = ra.corr(rb, method="spearman") if len(both) >= 2 else np.nan
+        shift = (ra - rb).abs()
+        rows.append((metric, a, b, len(both), float(rho) if pd.notna(rho) else np.nan,
+                     int((shift > 0).sum()), int(shift.max()) if len(both) else 0))
+    return rows

@@ -31,7 +31,7 @@ from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
 from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
-from wefe_same.output.report_terms import glossary
+from wefe_same.output.report_terms import MEASUREMENT_LEAD, SCORING_LEAD, glossary
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.scoring.vectors import FOUND
@@ -429,7 +429,7 @@ def _coverage(data: ReportData) -> str:
 
 
 def _measurement(data: ReportData) -> str:
-    """``--vary``: Spearman's rho between the rankings of the models under two settings."""
+    """``--vary``, several ``--likelihood-scoring``: Spearman's rho between the rankings under two settings."""
     table = data.measurement
     if table is None or not len(table):
         return _note("Not computed: run with --vary (e.g. --vary pooling=mean,cls layer=-1,-4:-1).")
@@ -439,9 +439,8 @@ def _measurement(data: ReportData) -> str:
     rows = [[_td(str(r.metric)), _td(str(r.setting_a)), _td(str(r.setting_b)), count(r.models),
              _num(float(r.spearman), 2), count(r.models_changing_rank), count(r.max_rank_shift)]
             for r in table.itertuples()]
-    lead = _note("Each hf: model was measured under every setting (pooling, layer); the other models are the same "
-                 "under all. Per metric and pair of settings: Spearman's rho between the two rankings of the "
-                 "models, how many change rank and the largest shift (measurement_sensitivity.csv).")
+    scoring = table["setting_a"].astype(str).str.startswith("scoring=")
+    lead = (_note(MEASUREMENT_LEAD) if (~scoring).any() else "") + (_note(SCORING_LEAD) if scoring.any() else "")
     return lead + _table(["metric", "setting A", "setting B", "models", "rho", "models changing rank",
                           "largest shift"], rows, label="Measurement sensitivity")
 

@@ -14,6 +14,15 @@ from typing import Any
 
 from wefe_same.metrics.registry import METRICS, ORDER_MEANING
 
+#: The lead of the measurement-sensitivity section: ``--vary`` rows, ``--likelihood-scoring`` rows.
+MEASUREMENT_LEAD = ("Each hf: model was measured under every setting (pooling, layer); the other models are the same "
+                    "under all. Per metric and pair of settings: Spearman's rho between the two rankings of the "
+                    "models, how many change rank and the largest shift (measurement_sensitivity.csv).")
+SCORING_LEAD = ("Settings scoring=NAME: each masked language model scored under every --likelihood-scoring option "
+                "(causal models are the same under all); per overall likelihood column and pair of options: "
+                "Spearman's rho between the two rankings of the models, how many change rank and the largest "
+                "shift (measurement_sensitivity.csv).")
+
 #: The terms, as the report states them once.
 TERMS = (
     ("template (t, a)", "how many target sets (social groups) and attribute sets (traits or neutral words) a metric "

@@ -109,7 +109,7 @@ class RankConfig:
     device: Device = "auto"
     lipstick: bool | Mapping[str, Any] | LipstickSettings | None = True
     likelihood: Sequence[str] | str | None = None
-    likelihood_scoring: str = "authors"
+    likelihood_scoring: str | Sequence[str] = "authors"  # held as a tuple; the first one is ranked
 
     def __post_init__(self) -> None:
         def put(name: str, value: Any) -> None:
@@ -196,7 +196,7 @@ class RankConfig:
             os.fspath(q) for q in as_list(self.likelihood, "likelihood", FUNC, item=(str,))))
         for value in self.likelihood:  # type: ignore[union-attr]
             parse_benchmark(value)  # an unknown name fails here, listing the valid ones
-        check_choice(self.likelihood_scoring, "likelihood_scoring", FUNC, LIKELIHOOD_SCORINGS)
+        put("likelihood_scoring", likelihood_scorings(self.likelihood_scoring))
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
@@ -244,11 +244,28 @@ class RankConfig:
                 "device": self.device,
                 "lipstick": None if self.lipstick is None else self.lipstick.to_dict(),  # type: ignore[union-attr]
                 "likelihood": list(self.likelihood),  # type: ignore[arg-type]
-                "likelihood_scoring": self.likelihood_scoring}
+                # a single scoring is written as its name, as in earlier manifests
+                "likelihood_scoring": self.likelihood_scoring[0] if len(self.likelihood_scoring) == 1
+                else list(self.likelihood_scoring)}
 
     def replace(self, **changes: Any) -> RankConfig:
         """A copy with ``changes``, checked again."""
         return replace(self, **changes)
+
+
+def likelihood_scorings(value: Any) -> tuple[str, ...]:
+    """The ``likelihood_scoring`` option as a tuple of distinct choices: the first scores the
+    likelihood columns of the rankings, each other one adds rows to the measurement
+    sensitivity table."""
+    names = tuple(as_list(value, "likelihood_scoring", FUNC))
+    if not names:
+        raise InvalidParameterError(f"The 'likelihood_scoring' parameter of {FUNC} must name at least one scoring.")
+    for name in names:
+        check_choice(name, "likelihood_scoring", FUNC, LIKELIHOOD_SCORINGS)
+    twice = [n for i, n in enumerate(names) if n in names[:i]]
+    if twice:
+        raise InvalidParameterError(f"The 'likelihood_scoring' parameter of {FUNC} names {twice[0]!r} twice.")
+    return names
 
 
 def lipstick_settings(value: Any) -> LipstickSettings | None:

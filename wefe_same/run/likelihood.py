@@ -9,12 +9,15 @@ that reason, and one warning names it.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 import pandas as pd
 
+from wefe_same.analysis.analyse import likelihood_columns
+from wefe_same.analysis.measurement import setting_sensitivity
+from wefe_same.analysis.ranking import Ties
 from wefe_same.cachedir import cache_dir
 from wefe_same.errors import LikelihoodError, WefeSameWarning, short_list
 from wefe_same.likelihood.evaluate import (
@@ -65,33 +68,67 @@ def likelihood_tables(tasks: Sequence[ModelTask], data: dict[str, pd.DataFrame],
     a model without a language model. A language model's tables are read from or written
     to ``cache`` under its identity, the datasets' ``hashes`` (benchmark, sha256) and the
     scoring: a second run opens no model file."""
-    scores, items = [], []
+    return tables_by_scoring(tasks, data, scorings=(scoring,), device=device, trust_pickle=trust_pickle,
+                             cache=cache, hashes=hashes)[scoring]
+
+
+def tables_by_scoring(tasks: Sequence[ModelTask], data: dict[str, pd.DataFrame], *, scorings: Sequence[Scoring],
+                      device: Device = "auto", trust_pickle: bool = False, cache: ModelCache | None = None,
+                      hashes: Sequence[tuple[str, str]] = ()) -> dict[Scoring, tuple[pd.DataFrame, pd.DataFrame]]:
+    """:func:`likelihood_tables` under each of ``scorings``, each model opened at most once
+    (and not at all when the cache holds its tables under every scoring). A causal model
+    is scored once: its sentence log-likelihood is the same under every scoring."""
+    scores: dict[Scoring, list[pd.DataFrame]] = {s: [] for s in scorings}
+    items: dict[Scoring, list[pd.DataFrame]] = {s: [] for s in scorings}
     unscorable: dict[str, list[str]] = {}
+
+    def nan_rows(name: str, why: str) -> None:
+        for s in scorings:
+            scores[s].append(unscored(name, list(data), why, s))
+        unscorable.setdefault(why, []).append(name)
+
     for task in tasks:
         source = task.source()
         folder, reason = source.language_model()
         if folder is None:
-            scores.append(unscored(task.name, list(data), reason, scoring))
-            unscorable.setdefault(reason, []).append(task.name)
+            nan_rows(task.name, reason)
             continue
         identity = source_identity(source, task.name) if cache is not None else None
-        key = None if identity is None else likelihood_key(identity, task.name, hashes, scoring)
-        got = cache.get_likelihood(key) if key is not None else None  # type: ignore[union-attr]
-        if got is None:
+        keys = {} if identity is None else {s: likelihood_key(identity, task.name, hashes, s) for s in scorings}
+        got = {s: cache.get_likelihood(k) for s, k in keys.items()}  # type: ignore[union-attr]
+        missing = [s for s in scorings if got.get(s) is None]
+        if missing:
             try:
                 lm = load_language_model(folder, device=torch_device(device), trust_pickle=trust_pickle)
             except NoLanguageModelHead as err:
-                reason = f"encoder without a language-model head (architectures: {err.architectures})"
-                scores.append(unscored(task.name, list(data), reason, scoring))
-                unscorable.setdefault(reason, []).append(task.name)
+                nan_rows(task.name, f"encoder without a language-model head (architectures: {err.architectures})")
                 continue
-            got = evaluate_likelihood(lm, task.name, data, scoring=scoring)
-            if key is not None:
-                cache.put_likelihood(key, *got)  # type: ignore[union-attr]
-        scores.append(got[0])
-        items.append(got[1])
+            causal = None
+            for s in missing:
+                tables = causal if causal is not None else evaluate_likelihood(lm, task.name, data, scoring=s)
+                if lm.kind == "causal":
+                    causal = tables
+                if s in keys:
+                    cache.put_likelihood(keys[s], *tables)  # type: ignore[union-attr]
+                got[s] = tables
+        for s in scorings:
+            scores[s].append(got[s][0])  # type: ignore[index]
+            items[s].append(got[s][1])  # type: ignore[index]
     for reason, names in unscorable.items():
         warnings.warn(f"likelihood scores are NaN for {short_list(names, quote=True)}: {reason}",
                       WefeSameWarning, stacklevel=2)
-    table = pd.concat(scores, ignore_index=True) if scores else pd.DataFrame(columns=SCORE_COLUMNS)
-    return table, (pd.concat(items, ignore_index=True) if items else pd.DataFrame())
+    return {s: (pd.concat(scores[s], ignore_index=True) if scores[s] else pd.DataFrame(columns=SCORE_COLUMNS),
+                pd.concat(items[s], ignore_index=True) if items[s] else pd.DataFrame()) for s in scorings}
+
+
+def scoring_sensitivity(table: pd.DataFrame | None, scores: Mapping[str, pd.DataFrame], models: Sequence[str],
+                        ties: Ties) -> pd.DataFrame:
+    """``table`` (the ``--vary`` rows, or None) with a row per overall likelihood column and
+    pair of scorings: the models ranked by that column under each scoring (``scores``:
+    scoring → its long scores table), as :func:`~wefe_same.analysis.measurement.setting_sensitivity`."""
+    ranks = {}
+    for scoring, long in scores.items():
+        columns = likelihood_columns(long, models, ties)[1]
+        ranks[f"scoring={scoring}"] = columns[[c for c in columns.columns if "[" not in c]]
+    rows = setting_sensitivity(ranks, ties)
+    return rows if table is None or table.empty else pd.concat([table, rows], ignore_index=True)

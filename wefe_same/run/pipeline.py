@@ -46,7 +46,7 @@ from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.config import ModelsLike, RankConfig
-from wefe_same.run.likelihood import likelihood_cache_dir, likelihood_tables, load_likelihood_data
+from wefe_same.run.likelihood import likelihood_cache_dir, load_likelihood_data, scoring_sensitivity, tables_by_scoring
 from wefe_same.run.lipstick import lipstick_rows
 from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
@@ -100,10 +100,13 @@ def _run(config: RankConfig, started: float) -> RankResult:
                             nan_policy=plan.nan_policy)
         quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
                                 cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
-        likelihood, likelihood_items = likelihood_tables(
-            prepared.tasks, prepared.likelihood, scoring=config.likelihood_scoring,  # type: ignore[arg-type]
+        by_scoring = tables_by_scoring(
+            prepared.tasks, prepared.likelihood, scorings=config.likelihood_scoring,  # type: ignore[arg-type]
             device=config.device, trust_pickle=config.trust_pickle, cache=prepared.cache,
-            hashes=prepared.likelihood_hashes) if prepared.likelihood else (None, None)
+            hashes=prepared.likelihood_hashes) if prepared.likelihood else {}
+        # The first scoring is the one ranked; the others only feed the sensitivity table.
+        likelihood, likelihood_items = (by_scoring[config.likelihood_scoring[0]]  # type: ignore[index]
+                                        if by_scoring else (None, None))
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
                            external=prepared.external,
@@ -116,6 +119,10 @@ def _run(config: RankConfig, started: float) -> RankResult:
         if prepared.variants:
             analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
                                                                        prepared.variants, ties=plan.ties)
+        if len(by_scoring) > 1:
+            analysed.measurement_sensitivity = scoring_sensitivity(
+                analysed.measurement_sensitivity, {s: t[0] for s, t in by_scoring.items()},
+                list(agg.aggregates.index), plan.ties)
     manifest = make_manifest(config, plan, per_model, cache_status, log.messages,
                              skipped=prepared.skipped, metadata=prepared.metadata)
     manifest["workers"] = workers.manifest(config.workers)
