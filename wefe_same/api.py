@@ -178,8 +178,8 @@ def rank(
         Likelihood-based bias benchmarks of language models (``hf:`` folders with a masked
         or causal head), each ``NAME=FILE``: ``crows-pairs=crows_pairs_anonymized.csv``
         (Nangia et al. 2020), ``stereoset=dev.json`` (Nadeem et al. 2021, intrasentence);
-        with ``allow_download`` a bare ``crows-pairs`` is fetched once from its authors'
-        repository (pinned commit, checksum). Their figures join the rankings and
+        with ``allow_download`` a bare ``crows-pairs`` or ``stereoset`` is fetched once from
+        its authors' repository (pinned commit, checksum). Their figures join the rankings and
         correlations (``likelihood:*`` columns, CrowS-Pairs per bias type too); other
         models get NaN with the reason.
         See docs/guide/likelihood.md.

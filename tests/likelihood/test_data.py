@@ -10,7 +10,7 @@ from tiny_lms import CROWS_CSV, STEREOSET_JSON
 
 from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood import parse_benchmark
-from wefe_same.likelihood.data import download, read_crows_pairs, read_stereoset
+from wefe_same.likelihood.data import DOWNLOADS, checksum, download, read_crows_pairs, read_stereoset
 from wefe_same.likelihood.evaluate import dataset_path
 from wefe_same.likelihood.summary import crows_summary, stereoset_summary
 
@@ -89,8 +89,55 @@ def test_benchmark_names_and_files():
         parse_benchmark("crows=" + str(CROWS_CSV))
     with pytest.raises(LikelihoodError, match="never downloaded without --allow-download"):
         dataset_path("crows-pairs", None, allow_download=False, cache=None)
-    with pytest.raises(LikelihoodError, match="stereoset: no pinned download"):
-        download("stereoset", CROWS_CSV.parent)
+    with pytest.raises(LikelihoodError, match="winobias: no pinned download"):
+        download("winobias", CROWS_CSV.parent)
+
+
+class FakeResponse:
+    """What ``urllib.request.urlopen`` returns, serving ``data`` (no network in the tests)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def read(self, n: int = -1) -> bytes:
+        return self.data if n < 0 else self.data[:n]
+
+
+def test_a_download_is_kept_only_when_its_checksum_matches_and_fetched_once(tmp_path, monkeypatch):
+    import urllib.request
+
+    good = CROWS_CSV.read_bytes()  # the authors' file, byte for byte (SOURCES.md)
+    served: list[str] = []
+
+    def urlopen(url, timeout):
+        served.append(url)
+        return FakeResponse(body)
+
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    body = good[:-1] + b"x"  # one byte changed: refused, nothing kept
+    with pytest.raises(LikelihoodError, match=r"does not have the pinned checksum sha256:dfb36986.*nothing was kept"):
+        dataset_path("crows-pairs", None, allow_download=True, cache=tmp_path)
+    assert list(tmp_path.iterdir()) == []
+    body = good
+    path = dataset_path("crows-pairs", None, allow_download=True, cache=tmp_path)
+    assert open(path, "rb").read() == good and [p.name for p in tmp_path.iterdir()] == ["crows_pairs_anonymized.csv"]
+    assert dataset_path("crows-pairs", None, allow_download=True, cache=tmp_path) == path  # fetched once
+    assert served == [served[0]] * 2 and "nyu-mll/crows-pairs/8aaac11c" in served[0]
+
+
+def test_stereoset_is_pinned_by_the_git_blob_id_its_repository_records():
+    """The official dev.json is pinned by its git object id (SOURCES.md: 637b1e3d…); the same
+    checksum of the CrowS-Pairs file gives the blob id that SOURCES.md records for it."""
+    url, pinned, _ = DOWNLOADS["stereoset"]
+    assert "moinnadeem/StereoSet/ead7d086" in url and url.endswith("/data/dev.json")
+    assert pinned == "git-blob:637b1e3d284a3c629b74a4659c583b8eca9bd13e"
+    assert checksum("git-blob", CROWS_CSV.read_bytes()) == "git-blob:28fa7d906a83d441001fb2a0eeae28c6d64a99e1"
 
 
 def test_crows_summary_counts_rounded_ties_as_neutral():

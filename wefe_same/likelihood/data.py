@@ -10,7 +10,8 @@
 
 Neither is shipped with the library. With ``allow_download`` a missing file is fetched
 once from the authors' repository at a pinned commit and kept in the cache only when its
-SHA-256 matches (:data:`DOWNLOADS`).
+checksum matches (:data:`DOWNLOADS`: CrowS-Pairs' SHA-256; for StereoSet's ``dev.json``
+the git blob id that the repository itself records, a SHA-1 of the file's bytes).
 """
 
 from __future__ import annotations
@@ -33,13 +34,32 @@ CROWS_COLUMNS = ("sent_more", "sent_less", "stereo_antistereo", "bias_type")
 DIRECTIONS = ("stereo", "antistereo")
 GOLD_LABELS = ("stereotype", "anti-stereotype", "unrelated")
 
-#: name → (pinned URL at the authors' repository, sha256 of the file, file name in the cache).
+#: name → (pinned URL at the authors' repository, "KIND:HEX" checksum of the file, file name in
+#: the cache); KIND is ``sha256`` or ``git-blob`` (git's object id of the file: SHA-1 of
+#: ``b"blob <size>\\0"`` and the bytes, as ``git hash-object`` prints it).
 DOWNLOADS: dict[str, tuple[str, str, str]] = {
     "crows-pairs": (
         "https://raw.githubusercontent.com/nyu-mll/crows-pairs/8aaac11c485473159ec9328a65253a5be9a479dc/"
         "data/crows_pairs_anonymized.csv",
-        "dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c", "crows_pairs_anonymized.csv"),
+        "sha256:dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c", "crows_pairs_anonymized.csv"),
+    "stereoset": (
+        "https://raw.githubusercontent.com/moinnadeem/StereoSet/ead7d086a64a192a1eca88e0dd2fd163de375218/"
+        "data/dev.json",
+        "git-blob:637b1e3d284a3c629b74a4659c583b8eca9bd13e", "stereoset_dev.json"),
 }
+
+
+def checksum(kind: str, data: bytes) -> str:
+    """The ``KIND:HEX`` checksum of ``data`` (:data:`DOWNLOADS`).
+
+    >>> checksum("git-blob", b"hello\\n")  # as `git hash-object` prints it
+    'git-blob:ce013625030ba8dba906f756967f9e9ca394464a'
+    """
+    if kind == "git-blob":
+        digest = hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False)
+    else:
+        digest = hashlib.sha256(data)
+    return f"{kind}:{digest.hexdigest()}"
 
 
 def read_crows_pairs(path: str | Path) -> pd.DataFrame:
@@ -122,12 +142,13 @@ def read_stereoset(path: str | Path) -> pd.DataFrame:
 
 def download(name: str, cache: Path) -> Path:
     """The cached copy of ``name`` (:data:`DOWNLOADS`), fetched once if absent and kept only
-    when its SHA-256 matches the pinned one."""
+    when its checksum matches the pinned one."""
     if name not in DOWNLOADS:
         raise LikelihoodError(f"{name}: no pinned download; name a file ({name}=FILE)")
-    url, sha256, file_name = DOWNLOADS[name]
+    url, pinned, file_name = DOWNLOADS[name]
+    kind = pinned.partition(":")[0]
     target = cache / file_name
-    if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == sha256:
+    if target.is_file() and checksum(kind, target.read_bytes()) == pinned:
         return target
     import urllib.request
 
@@ -136,8 +157,9 @@ def download(name: str, cache: Path) -> Path:
             data = response.read(DATASET_MAX_BYTES + 1)
     except OSError as err:
         raise LikelihoodError(f"{name}: cannot download {url}: {err}") from None
-    if hashlib.sha256(data).hexdigest() != sha256:
-        raise LikelihoodError(f"{name}: the file downloaded from {url} does not have the pinned SHA-256 {sha256}")
+    if checksum(kind, data) != pinned:
+        raise LikelihoodError(f"{name}: the file downloaded from {url} does not have the pinned checksum {pinned}; "
+                              "nothing was kept")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".part")
     partial.write_bytes(data)
