@@ -106,6 +106,8 @@ def _excluded(row: dict[str, list[str] | None]) -> str | None:
         return "exclude each other"
     if given("higher_is_better") and not given("external"):
         return "no external table"
+    if given("likelihood_scoring") and row["likelihood_scoring"][1:] != ["authors"] and not given("likelihood"):
+        return "no likelihood benchmark"
     if given("vary") and "models" in row and not any("hf:" in t for t in row["models"] or ()):
         return "needs at least one hf: model"
     return None

@@ -47,6 +47,16 @@ def test_a_bad_scoring_is_refused_by_the_parser(tmp_path, monkeypatch, capsys):
     assert code == 2 and "invalid choice: 'sum'" in err[-1]
 
 
+def test_a_scoring_without_a_likelihood_benchmark_is_one_line_exit_2_and_nothing_written(tmp_path, monkeypatch,
+                                                                                         capsys):
+    monkeypatch.chdir(tmp_path)
+    code, err = _run(["rank", "--models", "glove-6b-50d", "--queries", "gender", "--out", "res",
+                      "--likelihood-scoring", "pll", *FAST], capsys)
+    assert code == 2 and err == ["wefe-same: error: The 'likelihood_scoring' parameter of rank says how the "
+                                 "likelihood benchmarks are scored, and no likelihood benchmark was given."], err
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_static_model_gets_nan_with_its_reason(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     code, _ = _run(["rank", "--models", "glove-6b-50d", "--queries", "gender", "--out", "res",

@@ -197,6 +197,9 @@ class RankConfig:
         for value in self.likelihood:  # type: ignore[union-attr]
             parse_benchmark(value)  # an unknown name fails here, listing the valid ones
         put("likelihood_scoring", likelihood_scorings(self.likelihood_scoring))
+        if not self.likelihood and self.likelihood_scoring != ("authors",):
+            raise InvalidParameterError(f"The 'likelihood_scoring' parameter of {FUNC} says how the likelihood "
+                                        "benchmarks are scored, and no likelihood benchmark was given.")
 
     @classmethod
     def from_namespace(cls, args: argparse.Namespace, **overrides: Any) -> RankConfig:
