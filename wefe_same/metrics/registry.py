@@ -269,8 +269,9 @@ def make_metric(func: Callable[..., Any], *, name: str, template: Template | tup
 
     Parameters
     ----------
-    func : callable ``func(targets, attributes, *, option=default, ...)``
-        ``targets`` and ``attributes`` are lists of (words × dim) arrays, one per set of a
+    func : callable
+        Called as ``func(targets, attributes, *, option=default, ...)``: ``targets`` and
+        ``attributes`` are lists of (words × dim) arrays, one per set of a
         subquery; the keyword-only parameters are the metric's options (a keyword-only
         ``random_state`` makes it stochastic: it then receives a seed per subquery).
         Returns one number, or a `wefe_same.metrics.result.MetricResult` (NaN with
