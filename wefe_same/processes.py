@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import gc
 import os
 import socket
@@ -141,19 +142,19 @@ def trim_heap_eagerly() -> None:
         libc.mallopt(_M_ARENA_MAX, 1)
 
 
+@functools.cache
 def _glibc() -> Any:
-    global _LIBC
-    if _LIBC is None:
-        try:
-            _LIBC = ctypes.CDLL("libc.so.6")
-            _LIBC.malloc_trim  # noqa: B018 (raises AttributeError when not glibc)
-            _LIBC.mallopt  # noqa: B018
-        except (OSError, AttributeError):
-            _LIBC = False
-    return _LIBC
+    """glibc's handle, opened once per process (a property of the process, not of a run);
+    False where the C library is not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        libc.malloc_trim  # noqa: B018 (raises AttributeError when not glibc)
+        libc.mallopt  # noqa: B018
+    except (OSError, AttributeError):
+        return False
+    return libc
 
 
-_LIBC: Any = None
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_ARENA_MAX = -1, -3, -8  # glibc's malloc.h
 
 

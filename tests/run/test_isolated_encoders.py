@@ -156,6 +156,6 @@ def test_the_encoders_worker_asks_glibc_for_one_arena_and_eager_trimming(monkeyp
     import wefe_same.processes as processes
 
     calls = []
-    monkeypatch.setattr(processes, "_LIBC", types.SimpleNamespace(mallopt=lambda *args: calls.append(args)))
+    monkeypatch.setattr(processes, "_glibc", lambda: types.SimpleNamespace(mallopt=lambda *args: calls.append(args)))
     processes.trim_heap_eagerly()
     assert calls == [(-3, 4 << 20), (-1, 0), (-8, 1)]  # M_MMAP_THRESHOLD, M_TRIM_THRESHOLD, M_ARENA_MAX

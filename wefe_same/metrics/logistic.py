@@ -289,8 +289,7 @@ def _block_rows(k: int) -> int:
 def _pool_hess_vec(F: np.ndarray, s: np.ndarray, pen: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """H q = Fᵀ(s ⊙ F q) + pen ⊙ q per problem (rows of ``s`` and ``q``), and the margins
     F q, block by block of the pool's rows: each block of F is read from memory once for
-    both products (the unblocked pair read the whole pool twice, and the pool of a
-    sentiment lexicon at 768 d is 42 MB)."""
+    both products (the unblocked pair read the whole pool twice)."""
     out = pen * q
     margins = np.empty_like(s)
     rows = _block_rows(F.shape[1])
