@@ -9,13 +9,9 @@ import os
 import subprocess
 import sys
 from importlib.metadata import distribution
-from importlib.util import find_spec
 
-import pytest
-
-# find_spec, not importorskip: importing sentence_transformers here cost every xdist worker
-# ~7 s of collection, and the test runs it in child processes only.
-pytestmark = pytest.mark.skipif(find_spec("sentence_transformers") is None, reason="needs the text extra")
+# No skip: the test extra installs sentence-transformers (through the text extra), and the
+# test imports it in child processes only, never at collection.
 
 CHILD = r"""
 import json, sys
