@@ -16,16 +16,20 @@ in float32 where only the path, not the optimum, depends on the precision:
   θ = 0 scaled to each subset's size, m/N · ¼ FᵀF + diag(penalty): word vectors are
   anisotropic (a few directions hold most of the variance, Ethayarajh 2019) and a
   diagonal preconditioner left ~100 products per fit. FᵀF comes from a float32 copy of
-  the pool (single-precision matrix products, upper blocks only: it is symmetric);
-  any symmetric positive definite matrix is a valid preconditioner.
+  the pool (one single-precision matrix product, about half the time of a float64 one);
+  any symmetric positive definite matrix is a valid preconditioner. One per call (per
+  pool), factorised once per distinct subset size.
 * **Float32 path, float64 optimum.** The Hessian products Fᵀ(s ⊙ F q) always read the
   float32 copy (half the memory traffic), each block of rows once for both products.
   The first Newton steps also take their gradient from it and their margins from the
-  sums of those products. Once that gradient is within ``_SWITCH`` of its start, or stops
-  falling, every gradient is exact: margins Fθ and gradient recomputed from θ in
+  sums of those products. After the step from a gradient within ``_SWITCH`` of its
+  start (or as soon as one stops halving: float32's rounding, ~6e-8 of a product, is
+  reached), every gradient is exact: margins Fθ and gradient recomputed from θ in
   float64 in one pass over the float64 rows. The stopping rule and the returned
   gradient are those exact ones, so the optimum is the float64 optimum; a step's
-  precision only changes how many steps it takes.
+  precision only changes how many steps it takes. (The switch is one decision for all
+  the subsets of a call: RNSB's call is one attribute pair's subsets, so a subset's
+  bits depend on its pair and seed only, never on what else is ranked.)
 * **Conjugate gradients** stop at the usual forcing term min(0.5, √(‖∇‖/n))·‖∇‖ or, on
   exact gradients, at a tenth of the stopping rule's gradient (× n): the last step then
   lands below it. A step's margins along it (F·step, for the line search) are summed from
@@ -33,7 +37,8 @@ in float32 where only the path, not the optimum, depends on the precision:
 
 The objective is strictly convex, so its optimum is unique: a different path gives the
 same coefficients to rounding (tests/metrics/test_logistic_pool.py checks them against
-scikit-learn, and the float32 path against an all-float64 one).
+scikit-learn and against the all-float64 batched solver). Measured at 768 dimensions
+in benchmarks/RESULTS.md ("RNSB's pool classifiers, cheaper path").
 """
 
 from __future__ import annotations
@@ -53,8 +58,9 @@ _BLOCK_BYTES = 256 * 1024
 #: Conjugate gradients on exact gradients stop at this share of the stopping rule's gradient (× n).
 _CG_FLOOR = 0.1
 #: A Newton step from a float32 gradient at most this share of its value at θ = 0 is the
-#: last on float32 gradients (float32's rounding is ~6e-8 of a product); the gradients are
-#: exact from then on, or as soon as a float32 one stops halving.
+#: last on float32 gradients; the gradients are exact from then on, or as soon as a
+#: float32 one stops halving. (1e-2 took the fewest products at 50, 300 and 768 d of
+#: the values 1e-2 … 1e-7 tried.)
 _SWITCH = 1e-2
 #: Bytes of the float64 rows per block of an exact pass (:func:`exact_gradients`).
 _EXACT_BLOCK_BYTES = 512 * 1024
