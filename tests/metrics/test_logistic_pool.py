@@ -127,6 +127,26 @@ def test_a_preconditioner_the_float32_gram_fails_is_rebuilt_in_float64(pool, mon
     np.testing.assert_allclose(intercepts, expected[1], rtol=0, atol=1e-10)
 
 
+def test_rows_beyond_float32s_range_keep_float64_products(pool, monkeypatch):
+    """|x| of 1e20 overflows float32's FᵀF: the pool stays float64, and the fit is the
+    one of the unscaled rows with w scaled by 1e-20 (C = 1e-40 keeps the penalty's share;
+    the gradient scales by 1e20, so does the tolerance)."""
+    X, y, masks = pool
+    seen = set()
+    products = logistic_pool._hess_vec
+
+    def spy(F, *args):
+        seen.add(F.dtype)
+        return products(F, *args)
+
+    monkeypatch.setattr(logistic_pool, "_hess_vec", spy)
+    coefs, intercepts, _ = fit_logistic_subsets(X * 1e20, y, masks[:2], C=1e-40, tol=1e20 * TOL)
+    assert seen == {np.dtype(np.float64)}
+    expected = fit_logistic_subsets(X, y, masks[:2], tol=TOL)
+    np.testing.assert_allclose(coefs * 1e20, expected[0], rtol=0, atol=1e-8)
+    np.testing.assert_allclose(intercepts, expected[1], rtol=0, atol=1e-8)
+
+
 def test_running_out_of_steps_shows_in_the_exact_gradient(pool):
     X, y, masks = pool
     for max_iter in (1, 3):

@@ -71,18 +71,34 @@ def _block_rows(k: int, itemsize: int) -> int:
     return max(16, _BLOCK_BYTES // (itemsize * k))
 
 
-def _preconditioner(F: np.ndarray, X: np.ndarray, sizes: np.ndarray,
+def _pool(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """F = [X, 1] in float32 and FᵀF (in float64) from it: one single-precision product.
+    Rows beyond float32's range (|x|² past ~3e38: FᵀF not finite) keep float64 throughout."""
+    N, d = X.shape
+    F = np.empty((N, d + 1), dtype=np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):  # overflow is seen in FᵀF, and handled
+        F[:, :d] = X
+        F[:, d] = 1.0
+        gram = (F.T @ F).astype(np.float64)
+    if not np.isfinite(gram).all():
+        F = np.hstack([X, np.ones((N, 1))])
+        gram = F.T @ F
+    return F, gram
+
+
+def _preconditioner(gram: np.ndarray, X: np.ndarray, sizes: np.ndarray,
                     pen: np.ndarray) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """M⁻¹ r per problem of m rows (its row of ``r``, its size in ``sizes``), M the pool's
     Hessian at θ = 0 scaled to m rows: m/N · ¼ FᵀF + diag(pen).
 
     A subset of m of the N rows has about that Hessian at θ = 0, and the logistic weights
     p(1 − p) stay near ¼ for these classifiers, so it is close to every step's Hessian.
-    FᵀF comes from the float32 pool (a single-precision product); should rounding leave
-    it short of positive definite, from the float64 rows. One k × k Cholesky factor per
-    distinct size (RNSB's subsets have one), applied by two triangular solves."""
-    N = len(F)
-    gram = 0.25 * (F.T @ F).astype(np.float64)
+    ``gram`` is FᵀF from the float32 pool (:func:`_pool`); should its rounding leave M
+    short of positive definite, FᵀF is recomputed from the float64 rows. One k × k
+    Cholesky factor per distinct size (RNSB's subsets have one), applied by two
+    triangular solves."""
+    N = len(X)
+    gram = 0.25 * gram
     factors = {}
     for size in np.unique(sizes):
         try:
@@ -104,11 +120,12 @@ def _preconditioner(F: np.ndarray, X: np.ndarray, sizes: np.ndarray,
 
 def _hess_vec(F: np.ndarray, s: np.ndarray, pen: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """H q = Fᵀ(s ⊙ F q) + pen ⊙ q per problem (rows of ``s`` and ``q``), and the margins
-    F q, from the float32 pool ``F`` block by block of its rows: each block is read from
-    memory once for both products. Returned in float64."""
-    q32, s32 = q.astype(np.float32), s.astype(np.float32)
-    out = np.zeros(q.shape, dtype=np.float32)
-    margins = np.empty(s.shape, dtype=np.float32)
+    F q, in the precision of the pool ``F`` (float32 unless out of its range), block by
+    block of its rows: each block is read from memory once for both products. Returned
+    in float64."""
+    q32, s32 = q.astype(F.dtype), s.astype(F.dtype)
+    out = np.zeros(q.shape, dtype=F.dtype)
+    margins = np.empty(s.shape, dtype=F.dtype)
     rows = _block_rows(F.shape[1], F.itemsize)
     for start in range(0, len(F), rows):
         block = F[start:start + rows]
@@ -169,10 +186,8 @@ def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: 
     theta = np.zeros((B, k))
     gradients = np.full(B, np.inf)
     with one_thread(None):
-        F = np.empty((N, k), dtype=np.float32)
-        F[:, :d] = X
-        F[:, d] = 1.0
-        precondition = _preconditioner(F, X, n, pen)
+        F, gram = _pool(X)
+        precondition = _preconditioner(gram, X, n, pen)
         active = np.arange(B)
         eta = np.zeros((B, N))  # margins F θ of the active problems (θ = 0)
         exact, last_float32, start, last = False, False, 0.0, 0.0
@@ -180,7 +195,7 @@ def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: 
             th, wa = theta[active], weights[active]
             if not exact:
                 p = expit(eta)
-                grad = ((wa * (p - y)).astype(np.float32) @ F).astype(np.float64) + pen * th
+                grad = ((wa * (p - y)).astype(F.dtype) @ F).astype(np.float64) + pen * th
                 norm_max = float(np.linalg.norm(grad, axis=1).max())
                 # No longer falling (float32's rounding, or a hard problem): exact from here.
                 exact = bool(start) and norm_max > 0.5 * last
