@@ -19,7 +19,8 @@ from scipy.special import expit
 from scipy.stats import entropy
 
 from wefe_same.metrics import rnsb as rnsb_module
-from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
+from wefe_same.metrics.logistic import fit_logistic_batch
+from wefe_same.metrics.logistic_pool import fit_logistic_subsets
 
 
 def sklearn_fit(X, y):

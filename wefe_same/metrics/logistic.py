@@ -30,9 +30,10 @@ Three things make it cheap:
   lexicon of 5 000 words against 300 dimensions) forming each Hessian (n·k² per step)
   would dominate; the step then comes from preconditioned conjugate gradients (two
   passes over the words per iteration), as scikit-learn's ``newton-cg`` does, and the
-  line search reuses the margins along the step. Subsets of one pool (RNSB's) are
-  preconditioned by the pool's Hessian at θ = 0 (about one CG iteration per step on
-  word vectors), stacks by its diagonal.
+  line search reuses the margins along the step. Stacks are preconditioned by the
+  Hessian's diagonal; subsets of one pool of rows (RNSB's subsamples of a sentiment
+  lexicon pair) have their own solver, :mod:`wefe_same.metrics.logistic_pool`, which
+  shares this module's conjugate gradients and line search.
 
 Stopping rule: scikit-learn's (``tol`` on max |∇| of the objective divided by n), here
 on the Euclidean norm of the reduced gradient, which bounds max |∇| in the original
@@ -46,7 +47,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 
 from wefe_same.processes import one_thread
@@ -58,10 +58,6 @@ _ARMIJO = 1e-4
 _HALVINGS = 40
 #: Conjugate-gradient iterations allowed per Newton–CG step (scikit-learn's 200).
 _CG_MAX_ITER = 200
-#: Bytes of the pool per block of a fused Hessian product (see :func:`_pool_hess_vec`).
-_BLOCK_BYTES = 256 * 1024
-#: A pool fit's conjugate gradients stop at this share of the stopping rule's gradient (× n).
-_CG_FLOOR = 0.1
 
 
 def _objective(eta: np.ndarray, y: np.ndarray, theta: np.ndarray, pen: np.ndarray,
@@ -263,112 +259,3 @@ def _fit_chunks(problems: Sequence[tuple[np.ndarray, np.ndarray]], C: float, tol
                                    C, tol, max_iter)
             coefs[idx], intercepts[idx], gradients[idx] = w, b, g
     return coefs, intercepts, gradients
-
-
-def _pool_preconditioners(F: np.ndarray, sizes: np.ndarray, pen: np.ndarray) -> dict[float, tuple]:
-    """Per subset size m, the Cholesky factor of the pool's Hessian at θ = 0 scaled to m
-    rows: m/N · ¼ FᵀF + diag(pen).
-
-    A subset of m of the N rows has about that Hessian at θ = 0, and the logistic weights
-    p(1 − p) stay near ¼ for these classifiers, so it is close to every step's Hessian. Word
-    vectors are anisotropic (a few directions hold most of the variance, Ethayarajh 2019):
-    Jacobi's diagonal ignored that, and conjugate gradients took ~100 products per fit on
-    the default run's sentiment lexicon; with this one they take a few per Newton step.
-    One k × k factorisation per distinct size (RNSB's subsets have one size), applied by two
-    triangular solves; the solver's optimum is unchanged, only the path to it."""
-    gram = 0.25 * (F.T @ F)
-    return {float(size): cho_factor(gram * (size / len(F)) + np.diag(pen)) for size in np.unique(sizes)}
-
-
-def _block_rows(k: int) -> int:
-    """Rows of the pool per block of a fused product: about 256 KB of it, so a block read
-    for Fᵀ(s ⊙ F q) is still in cache for its second product."""
-    return max(16, _BLOCK_BYTES // (8 * k))
-
-
-def _pool_hess_vec(F: np.ndarray, s: np.ndarray, pen: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """H q = Fᵀ(s ⊙ F q) + pen ⊙ q per problem (rows of ``s`` and ``q``), and the margins
-    F q, block by block of the pool's rows: each block of F is read from memory once for
-    both products (the unblocked pair read the whole pool twice)."""
-    out = pen * q
-    margins = np.empty_like(s)
-    rows = _block_rows(F.shape[1])
-    for start in range(0, len(F), rows):
-        block = F[start:start + rows]
-        part = margins[:, start:start + rows]
-        np.matmul(q, block.T, out=part)
-        out += (part * s[:, start:start + rows]) @ block
-    return out, margins
-
-
-def fit_logistic_subsets(X: np.ndarray, y: np.ndarray, masks: np.ndarray, *, C: float = 1.0, tol: float = 1e-12,
-                         max_iter: int = 100) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Logistic regressions on subsets of one pool of rows, by Newton–CG, all at once.
-
-    The same objective and stopping rule as :func:`fit_logistic_batch`; problem i is the
-    rows of ``X`` where ``masks[i]`` is true (e.g. RNSB's subsamples of one attribute pair).
-    Sharing the rows turns each problem's matrix-vector products into one matrix-matrix
-    product over the pool for all of them, which pays off when the subsets are long: use
-    it when they hold many more words than features. The cost is passes over the pool:
-    one for each gradient and one for each Hessian product (its two products fused by
-    blocks, see :func:`_pool_hess_vec`); the margins along a step (F·step, for the line
-    search) are summed from those products by :func:`_cg_steps`, and the next step's
-    margins are η + t·F·step, so no pass recomputes either.
-
-    Parameters
-    ----------
-    X : ndarray, shape (N, d)
-    y : ndarray, shape (N,), values 0 and 1
-    masks : ndarray of bool, shape (B, N)
-
-    Returns
-    -------
-    coefs (B, d), intercepts (B,), gradients (B,): as :func:`fit_logistic_batch`.
-    """
-    X = np.asarray(X, dtype=np.float64)
-    weights = np.asarray(masks, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    F = np.hstack([X, np.ones((len(X), 1))])
-    k = F.shape[1]
-    n = weights.sum(axis=1)
-    pen = np.r_[np.full(k - 1, 1.0 / C), 0.0]
-    theta = np.zeros((len(weights), k))
-    with one_thread(None):
-        factors = _pool_preconditioners(F, n, pen)
-        active = np.arange(len(weights))
-        eta = np.zeros((len(weights), len(F)))  # margins F θ of the active problems (θ = 0)
-        for _ in range(max_iter):
-            th, wa = theta[active], weights[active]
-            p = expit(eta)
-            grad = (wa * (p - y)) @ F + pen * th
-            done = np.linalg.norm(grad, axis=1) / n[active] <= tol
-            if done.all():
-                break
-            keep = ~done
-            active, th, wa, eta, p, grad = (a[keep] for a in (active, th, wa, eta, p, grad))
-            s = wa * p * (1 - p)
-
-            def hess_vec(q: np.ndarray, s: np.ndarray = s) -> tuple[np.ndarray, np.ndarray | None]:
-                return _pool_hess_vec(F, s, pen, q)
-
-            def precondition(r: np.ndarray, sizes: np.ndarray = n[active]) -> np.ndarray:
-                out = np.empty_like(r)
-                for size, factor in factors.items():
-                    rows = sizes == size
-                    out[rows] = cho_solve(factor, r[rows].T, check_finite=False).T
-                return out
-
-            # Solved to a tenth of the stopping rule's gradient at most: the last step then
-            # lands below it at once instead of being solved to ~1e-6 of a 1e-12 gradient.
-            step, F_step = _cg_steps(hess_vec, grad, precondition, n[active], floor=_CG_FLOOR * tol * n[active])
-            if F_step is None:  # no conjugate-gradient iteration ran: the step is 0
-                F_step = step @ F.T
-            t = _line_search(eta, np.broadcast_to(y, eta.shape), th, step, grad, F_step, pen, wa)
-            theta[active] = th + t[:, None] * step
-            eta = eta + t[:, None] * F_step
-        w, b = theta[:, :-1], theta[:, -1]
-        # The returned gradient is recomputed from the coefficients, independently of the solver.
-        residual = weights * (expit(w @ X.T + b[:, None]) - y)
-        gw = residual @ X + w / C
-        gradients = np.maximum(np.abs(gw).max(axis=1), np.abs(residual.sum(axis=1))) / n
-    return w.copy(), b.copy(), gradients

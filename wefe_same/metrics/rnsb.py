@@ -28,7 +28,8 @@ import numpy as np
 from scipy.special import expit, rel_entr
 
 from wefe_same.metrics._frozen import ByIdentity, is_frozen
-from wefe_same.metrics.logistic import fit_logistic_batch, fit_logistic_subsets
+from wefe_same.metrics.logistic import fit_logistic_batch
+from wefe_same.metrics.logistic_pool import fit_logistic_subsets
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, integer, number
 from wefe_same.query.sets import AtLeast, Template
@@ -89,11 +90,6 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
     return order
 
 
-def _canonical(M: np.ndarray) -> np.ndarray:
-    """Rows sorted by content, so the random split never depends on word order."""
-    return M[canonical_order(M)]
-
-
 #: Digests of the arrays scoring froze (:mod:`._frozen`), by identity: scoring hands :func:`prefit`
 #: and then :func:`rnsb` the same shared arrays (a lexicon of 5 000 words is 12 MB to hash
 #: at 300 dimensions). Weak references: an entry neither keeps its array alive nor
@@ -106,10 +102,21 @@ def _digest(M: np.ndarray) -> str:
     known = _DIGESTS.get(M) if fixed else None
     if known is not None:
         return known
-    digest = hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).tobytes()).hexdigest()
+    # The buffer itself, not a copy of it (``tobytes``): the same bytes, the same digest.
+    digest = hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).data).hexdigest()
     if fixed:
         _DIGESTS.put(M, digest)
     return digest
+
+
+def _stacked_canonical(A1: np.ndarray, A2: np.ndarray) -> np.ndarray:
+    """A1's rows then A2's, each set in :func:`canonical_order` (so the random split never
+    depends on word order), as float64; each row copied once (a lexicon pair is 42 MB at
+    768 dimensions)."""
+    X = np.empty((len(A1) + len(A2), A1.shape[1]))
+    for M, part in ((A1, X[:len(A1)]), (A2, X[len(A1):])):
+        np.take(np.asarray(M, dtype=np.float64), canonical_order(M), axis=0, out=part)
+    return X
 
 
 def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float]:
@@ -171,7 +178,7 @@ def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]
     fits: list[tuple[np.ndarray, np.ndarray, np.ndarray] | None] = []
     problems: list[tuple[np.ndarray, np.ndarray]] = []
     for A1, A2, n_iterations, train_fraction, random_state in requests:
-        X = np.vstack([_canonical(A1), _canonical(A2)])
+        X = _stacked_canonical(A1, A2)
         y = np.r_[np.zeros(len(A1)), np.ones(len(A2))]
         masks = _subsamples(len(A1), len(A2), n_iterations, train_fraction, random_state)
         if masks[0].sum() > 2 * (X.shape[1] + 1):
