@@ -91,7 +91,7 @@ class VectorTable:
 
     def __init__(self, model: str, vectors: dict[str, np.ndarray], lookups: Sequence[Lookup]):
         words = tuple(sorted(vectors))
-        raw = np.vstack([vectors[w] for w in words]).astype(np.float64) if words else np.zeros((0, 0))
+        raw = np.vstack([vectors[w] for w in words]).astype(np.float64, copy=False) if words else np.zeros((0, 0))
         self._set(model, words, raw, tuple(sorted(lookups, key=lambda lk: lk.word)))
 
     @classmethod
@@ -141,7 +141,9 @@ class VectorTable:
     def __getstate__(self) -> dict[str, Any]:
         # The lookups travel as three columns of strings, not one frozen dataclass per word
         # (remaking those was most of unpickling); the row index is rebuilt from the words.
-        return {"model": self.model, "words": self.words, "raw": self.raw, "unit": self._unit,
+        # The unit vectors stay behind: the receiver makes them from ``raw`` if it needs
+        # them (the same bits), and a 768-d table travels at half the size.
+        return {"model": self.model, "words": self.words, "raw": self.raw, "unit": None,
                 "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -181,10 +183,13 @@ class VectorTable:
         Computed once (a table's words and vectors are not changed once it is made): the
         encoders' worker computes it before sending the table, off the scoring process."""
         if self._fingerprint is None:
-            h = hashlib.sha256()
-            for w in self.words:
-                h.update(w.encode("utf-8") + b"\0")
-            h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
+            # sha256 of each word and a NUL, then the float64 rows: fed in two updates (the
+            # digest of a byte string does not depend on how it is split) and the rows read
+            # in place, not copied: a 768-d table is ~45 MB.
+            h = hashlib.sha256("".join(w + "\0" for w in self.words).encode("utf-8"))
+            raw = np.ascontiguousarray(self.raw, dtype="<f8")
+            if raw.size:
+                h.update(raw.data)  # the array's buffer as it lies in memory, not a copy
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -246,14 +251,23 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
             lookups.append(Lookup(w, None, "missing"))
         else:
             hits.append((w, *hit))
+    checked, matrix = _checked([found[form] for _, _, form in hits])
+    kept: list[int] = []  # rows of ``matrix``: the hits are in word order, so the table's order
     vectors: dict[str, np.ndarray] = {}
-    for (w, status, form), (vec, problem) in zip(hits, _checked([found[form] for _, _, form in hits])):
+    for i, ((w, status, form), (vec, problem)) in enumerate(zip(hits, checked)):
         if problem is not None:
             lookups.append(Lookup(w, form, problem))
         else:
+            kept.append(i)
             vectors[w] = vec
             lookups.append(Lookup(w, form, status))
-    return VectorTable(source.name, vectors, lookups)
+    if matrix is None or not kept:  # ragged vectors (or none): stacked one by one, which names the problem
+        return VectorTable(source.name, vectors, lookups)
+    # The checks' matrix holds the rows already (float64): the table takes the kept ones in
+    # one copy, not a stack of rows and a conversion after it (~45 MB each at 768 d).
+    return VectorTable.from_rows(source.name, [hits[i][0] for i in kept],
+                                 matrix if len(kept) == len(matrix) else matrix[kept],
+                                 sorted(lookups, key=lambda lk: lk.word))
 
 
 def _table_of_rows(model: str, words: list[str], matrix: np.ndarray, has: np.ndarray) -> VectorTable:
@@ -286,8 +300,9 @@ def _problems(matrix: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
-    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable).
+def _checked(raw: list[Any]) -> tuple[list[tuple[np.ndarray, LookupStatus | None]], np.ndarray | None]:
+    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable),
+    and the matrix of them all (None when they do not have one shape, or there are none).
 
     Checked for all vectors at once when they have one shape (NumPy calls per table, not
     per word); a norm that overflows the plain sum of squares is checked again with
@@ -295,8 +310,9 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
     entries whose norm exceeds the largest float are "non-finite vector".
     """
     vecs = [np.asarray(v, dtype=np.float64) for v in raw]
+    matrix: np.ndarray | None = None
     if not vecs:
-        return []
+        return [], matrix
     finite: np.ndarray
     nonzero: np.ndarray
     overflows: np.ndarray
@@ -321,7 +337,7 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
             out.append((vec, "non-finite vector"))
         else:
             out.append((vec, None))
-    return out
+    return out, matrix
 
 
 def read_table(source: ModelSource, words: Collection[str], *,
