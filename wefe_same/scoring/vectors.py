@@ -140,9 +140,8 @@ class VectorTable:
 
     def __getstate__(self) -> dict[str, Any]:
         # The lookups travel as three columns of strings, not one frozen dataclass per word
-        # (remaking those was most of unpickling); the row index is rebuilt from the words.
-        # The unit vectors stay behind: the receiver makes them from ``raw`` if it needs
-        # them (the same bits), and a 768-d table travels at half the size.
+        # (remaking those was most of unpickling); the row index is rebuilt from the words,
+        # the unit vectors (the same bits) from ``raw``: a table travels at half the size.
         return {"model": self.model, "words": self.words, "raw": self.raw, "unit": None,
                 "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
 
@@ -183,13 +182,11 @@ class VectorTable:
         Computed once (a table's words and vectors are not changed once it is made): the
         encoders' worker computes it before sending the table, off the scoring process."""
         if self._fingerprint is None:
-            # sha256 of each word and a NUL, then the float64 rows: fed in two updates (the
-            # digest of a byte string does not depend on how it is split) and the rows read
-            # in place, not copied: a 768-d table is ~45 MB.
+            # Each word and a NUL, then the float64 rows, in two updates (the same digest as
+            # one per word) and the rows read in place, not copied (~45 MB at 768 d).
             h = hashlib.sha256("".join(w + "\0" for w in self.words).encode("utf-8"))
             raw = np.ascontiguousarray(self.raw, dtype="<f8")
-            if raw.size:
-                h.update(raw.data)  # the array's buffer as it lies in memory, not a copy
+            h.update(raw.data if raw.size else b"")
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -252,19 +249,12 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
         else:
             hits.append((w, *hit))
     checked, matrix = _checked([found[form] for _, _, form in hits])
-    kept: list[int] = []  # rows of ``matrix``: the hits are in word order, so the table's order
-    vectors: dict[str, np.ndarray] = {}
-    for i, ((w, status, form), (vec, problem)) in enumerate(zip(hits, checked)):
-        if problem is not None:
-            lookups.append(Lookup(w, form, problem))
-        else:
-            kept.append(i)
-            vectors[w] = vec
-            lookups.append(Lookup(w, form, status))
+    # Rows of the checks' float64 matrix, in word order (as the hits): one copy makes the table.
+    kept = [i for i, (_, problem) in enumerate(checked) if problem is None]
+    lookups += [Lookup(w, form, status if problem is None else problem)
+                for (w, status, form), (_, problem) in zip(hits, checked)]
     if matrix is None or not kept:  # ragged vectors (or none): stacked one by one, which names the problem
-        return VectorTable(source.name, vectors, lookups)
-    # The checks' matrix holds the rows already (float64): the table takes the kept ones in
-    # one copy, not a stack of rows and a conversion after it (~45 MB each at 768 d).
+        return VectorTable(source.name, {hits[i][0]: checked[i][0] for i in kept}, lookups)
     return VectorTable.from_rows(source.name, [hits[i][0] for i in kept],
                                  matrix if len(kept) == len(matrix) else matrix[kept],
                                  sorted(lookups, key=lambda lk: lk.word))
@@ -310,12 +300,9 @@ def _checked(raw: list[Any]) -> tuple[list[tuple[np.ndarray, LookupStatus | None
     entries whose norm exceeds the largest float are "non-finite vector".
     """
     vecs = [np.asarray(v, dtype=np.float64) for v in raw]
-    matrix: np.ndarray | None = None
     if not vecs:
-        return [], matrix
-    finite: np.ndarray
-    nonzero: np.ndarray
-    overflows: np.ndarray
+        return [], None
+    matrix: np.ndarray | None = None
     if all(v.ndim == 1 and v.shape == vecs[0].shape for v in vecs):
         matrix = np.stack(vecs)
         finite = np.asarray(np.isfinite(matrix).all(axis=1))
