@@ -469,3 +469,42 @@ def test_a_dask_jobs_warnings_come_back_with_its_result_once_per_model_and_kind(
     assert len([m for m in log.messages if m in ("3 text(s) are cut", "5 text(s) are cut")]) == 1
     assert len([m for m in log.messages if m.startswith("model 'n': a numeric step gave values beyond float64")]) == 1
     assert [str(w.message) for w in shown if w.category is WefeSameWarning] == log.messages
+
+
+def _collector_and_blas() -> tuple[int, bool, list[int]]:
+    """A job: the young generation's threshold, whether objects are frozen, the BLAS threads."""
+    import gc
+
+    from threadpoolctl import threadpool_info
+
+    return (gc.get_threshold()[0], gc.get_freeze_count() > 0,
+            [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"])
+
+
+def test_a_worker_process_scores_with_the_runs_collector_and_one_blas_thread():
+    """A job in a worker process runs as a job of the run's own process does: the cycle
+    collector skips the worker's imports (frozen) and collects less often, one BLAS thread."""
+    from wefe_same.processes import RUN_GC_THRESHOLD
+    from wefe_same.run.executors import Processes
+
+    with Processes(2) as executor:
+        got = [value for _, value in executor.run([(_collector_and_blas, ())] * 2)]
+    assert len(got) == 2
+    for threshold, frozen, blas in got:
+        assert threshold == RUN_GC_THRESHOLD and frozen and blas and all(n == 1 for n in blas)
+
+
+def test_without_a_cache_a_job_sends_no_table_back(tmp_path, model_files, plan):
+    """The table comes back from a job only for the cache: without one, a worker would pickle
+    a 768-d model's ~45 MB for nothing. The scores are those of a run with the table."""
+    from wefe_same.run.score import read_and_score
+    from wefe_same.scoring.context import ScoringContext
+
+    task = tasks_of(model_files[:1])[0]
+    context = ScoringContext(plan)
+    table, description, identity, scores = read_and_score(context, task, False)
+    assert table is None and identity is None and description["kind"] == "glove"
+    kept, _, identity, again = read_and_score(context, task, True)
+    assert kept is not None and kept.fingerprint() == scores.fingerprint == again.fingerprint
+    assert identity is not None
+    assert tables([scores]) == tables([again])

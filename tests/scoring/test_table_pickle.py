@@ -65,3 +65,34 @@ def test_unit_vectors_are_made_where_first_asked_for_and_equal_bit_for_bit():
     sent = pickle.loads(pickle.dumps(table))
     assert sent._unit is None  # not computed by the sender, so not sent
     assert np.array_equal(sent.unit, table.unit) and table.unit.tolist() == [[0.6, 0.8], [1.0, 0.0]]
+
+
+def test_unit_vectors_stay_behind_even_when_made_and_come_back_the_same_bits():
+    """A table whose unit vectors were made travels without them (half the bytes at any
+    width); the receiver makes the same bits from ``raw``."""
+    rng = np.random.default_rng(5)
+    table = VectorTable("m", {f"w{i}": rng.normal(size=32) * 10.0 ** rng.integers(-150, 150) for i in range(50)}, [])
+    unit = table.unit.copy()
+    data = pickle.dumps(table, protocol=pickle.HIGHEST_PROTOCOL)
+    assert len(data) < table.raw.nbytes + unit.nbytes // 2
+    sent = pickle.loads(data)
+    assert sent._unit is None
+    assert np.array_equal(sent.unit, unit) and sent.unit.tobytes() == unit.tobytes()
+
+
+def test_the_fingerprint_of_unicode_words_and_a_strided_matrix_is_the_per_word_hash():
+    """Fed in two updates and read in place, the digest is the one of the per-word updates
+    (what the cache and the manifests of earlier runs hold)."""
+    import hashlib
+
+    rng = np.random.default_rng(7)
+    words = ["café", "naïve", "日本", "ice cream", "a\u00a0b", "😀"]
+    wide = rng.normal(size=(len(words), 10))
+    table = VectorTable.from_rows("m", sorted(words), wide[:, ::2], [])  # a strided view, not contiguous
+    assert not table.raw.flags.c_contiguous
+    h = hashlib.sha256()
+    for w in table.words:
+        h.update(w.encode("utf-8") + b"\0")
+    h.update(np.ascontiguousarray(table.raw, dtype="<f8").tobytes())
+    assert table.fingerprint() == h.hexdigest()
+    assert VectorTable("e", {}, []).fingerprint() == hashlib.sha256(b"").hexdigest()

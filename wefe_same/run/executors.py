@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wefe_same.errors import Caught, ExecutorError, ModelError, WarningLog, WefeSameError, caught_in
-from wefe_same.processes import exit_with_parent, one_thread
+from wefe_same.processes import exit_with_parent, fewer_collections, one_thread
 from wefe_same.validation import InvalidParameterError, check_int, check_scheduler_address
 
 if TYPE_CHECKING:  # a worker imports this module: not the plan, which pulls in pandas and scipy
@@ -136,6 +136,14 @@ def _guarded(fn: Callable[..., Any], *args: Any) -> _Outcome:
     return outcome
 
 
+def _in_worker(fn: Callable[..., Any], *args: Any) -> _Outcome:
+    """:func:`_guarded` in a worker process, with the cycle collector set as the run's own
+    process sets it (:func:`~wefe_same.processes.fewer_collections`): with Python's defaults
+    it walked the worker's imported objects again and again while a model was scored."""
+    with fewer_collections():
+        return _guarded(fn, *args)
+
+
 def _unwrap(outcome: _Outcome, i: int, said: Said | None) -> Any:
     """The job's value (or its error raised here); its warnings to ``said``, or warned here
     once each when there is no ``said``."""
@@ -230,7 +238,7 @@ class Processes(AbstractContextManager["Processes"]):
         (``said``: where each job's warnings go)."""
         assert self._pool is not None, "use Processes as a context manager"
         with _sigint_ignored():  # the workers start on submit and inherit "ignore" from their first instruction
-            futures = {self._pool.submit(_guarded, fn, *args): i for i, (fn, args) in enumerate(jobs)}
+            futures = {self._pool.submit(_in_worker, fn, *args): i for i, (fn, args) in enumerate(jobs)}
         return self._results(futures, said)
 
     def close_when_done(self) -> None:

@@ -52,10 +52,13 @@ CHANGED = ("model {name!r} changed while it was read (its identity is not the sa
 # in-process every job shares it, a worker process gets a copy.
 # ``identify``: the run has a cache (the identity is its key; without one nothing is hashed for it).
 def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = True) -> tuple[
-        VectorTable, dict[str, str], dict[str, Any] | None, ModelScores]:
-    """Job: one lookup pass over the model, then every metric (its table comes back for the cache)."""
+        VectorTable | None, dict[str, str], dict[str, Any] | None, ModelScores]:
+    """Job: one lookup pass over the model, then every metric. Its table comes back for the
+    cache (``identify``: the run has one); without a cache, None: from a worker process a
+    768-d model's table is ~45 MB to pickle, send and unpickle for nothing."""
     table, description, identity = load_table(task, context.plan.words, identify=identify)
-    return table, description, identity, score_table(table, context.plan, description, identity, context=context)
+    scores = score_table(table, context.plan, description, identity, context=context)
+    return (table if identify else None), description, identity, scores
 
 
 def read_only(context: ScoringContext, task: ModelTask,

@@ -91,7 +91,7 @@ class VectorTable:
 
     def __init__(self, model: str, vectors: dict[str, np.ndarray], lookups: Sequence[Lookup]):
         words = tuple(sorted(vectors))
-        raw = np.vstack([vectors[w] for w in words]).astype(np.float64) if words else np.zeros((0, 0))
+        raw = np.vstack([vectors[w] for w in words]).astype(np.float64, copy=False) if words else np.zeros((0, 0))
         self._set(model, words, raw, tuple(sorted(lookups, key=lambda lk: lk.word)))
 
     @classmethod
@@ -140,8 +140,9 @@ class VectorTable:
 
     def __getstate__(self) -> dict[str, Any]:
         # The lookups travel as three columns of strings, not one frozen dataclass per word
-        # (remaking those was most of unpickling); the row index is rebuilt from the words.
-        return {"model": self.model, "words": self.words, "raw": self.raw, "unit": self._unit,
+        # (remaking those was most of unpickling); the row index is rebuilt from the words,
+        # the unit vectors (the same bits) from ``raw``: a table travels at half the size.
+        return {"model": self.model, "words": self.words, "raw": self.raw, "unit": None,
                 "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
@@ -181,10 +182,11 @@ class VectorTable:
         Computed once (a table's words and vectors are not changed once it is made): the
         encoders' worker computes it before sending the table, off the scoring process."""
         if self._fingerprint is None:
-            h = hashlib.sha256()
-            for w in self.words:
-                h.update(w.encode("utf-8") + b"\0")
-            h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
+            # Each word and a NUL, then the float64 rows, in two updates (the same digest as
+            # one per word) and the rows read in place, not copied (~45 MB at 768 d).
+            h = hashlib.sha256("".join(w + "\0" for w in self.words).encode("utf-8"))
+            raw = np.ascontiguousarray(self.raw, dtype="<f8")
+            h.update(raw.data if raw.size else b"")
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -246,14 +248,16 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
             lookups.append(Lookup(w, None, "missing"))
         else:
             hits.append((w, *hit))
-    vectors: dict[str, np.ndarray] = {}
-    for (w, status, form), (vec, problem) in zip(hits, _checked([found[form] for _, _, form in hits])):
-        if problem is not None:
-            lookups.append(Lookup(w, form, problem))
-        else:
-            vectors[w] = vec
-            lookups.append(Lookup(w, form, status))
-    return VectorTable(source.name, vectors, lookups)
+    checked, matrix = _checked([found[form] for _, _, form in hits])
+    # Rows of the checks' float64 matrix, in word order (as the hits): one copy makes the table.
+    kept = [i for i, (_, problem) in enumerate(checked) if problem is None]
+    lookups += [Lookup(w, form, status if problem is None else problem)
+                for (w, status, form), (_, problem) in zip(hits, checked)]
+    if matrix is None or not kept:  # ragged vectors (or none): stacked one by one, which names the problem
+        return VectorTable(source.name, {hits[i][0]: checked[i][0] for i in kept}, lookups)
+    return VectorTable.from_rows(source.name, [hits[i][0] for i in kept],
+                                 matrix if len(kept) == len(matrix) else matrix[kept],
+                                 sorted(lookups, key=lambda lk: lk.word))
 
 
 def _table_of_rows(model: str, words: list[str], matrix: np.ndarray, has: np.ndarray) -> VectorTable:
@@ -286,8 +290,9 @@ def _problems(matrix: np.ndarray) -> np.ndarray:
     return codes
 
 
-def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
-    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable).
+def _checked(raw: list[Any]) -> tuple[list[tuple[np.ndarray, LookupStatus | None]], np.ndarray | None]:
+    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable),
+    and the matrix of them all (None when they do not have one shape, or there are none).
 
     Checked for all vectors at once when they have one shape (NumPy calls per table, not
     per word); a norm that overflows the plain sum of squares is checked again with
@@ -296,10 +301,8 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
     """
     vecs = [np.asarray(v, dtype=np.float64) for v in raw]
     if not vecs:
-        return []
-    finite: np.ndarray
-    nonzero: np.ndarray
-    overflows: np.ndarray
+        return [], None
+    matrix: np.ndarray | None = None
     if all(v.ndim == 1 and v.shape == vecs[0].shape for v in vecs):
         matrix = np.stack(vecs)
         finite = np.asarray(np.isfinite(matrix).all(axis=1))
@@ -321,7 +324,7 @@ def _checked(raw: list[Any]) -> list[tuple[np.ndarray, LookupStatus | None]]:
             out.append((vec, "non-finite vector"))
         else:
             out.append((vec, None))
-    return out
+    return out, matrix
 
 
 def read_table(source: ModelSource, words: Collection[str], *,
