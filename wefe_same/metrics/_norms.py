@@ -113,8 +113,12 @@ _PLAIN_LOW, _PLAIN_HIGH = 2.0**-300, 2.0**100
 def _plain_range(x: np.ndarray) -> bool:
     """Whether every nonzero entry of ``x`` has a magnitude in [2**-300, 2**100] (False for NaN)."""
     magnitudes = np.abs(x)
-    high = float(np.max(magnitudes))
-    return high <= _PLAIN_HIGH and float(np.min(magnitudes, where=magnitudes != 0, initial=np.inf)) >= _PLAIN_LOW
+    if not float(np.max(magnitudes)) <= _PLAIN_HIGH:
+        return False
+    # The smallest magnitude of all first; only when it is below the range (a zero, which
+    # is harmless, or a tiny entry) the smallest nonzero one, which costs twice as much.
+    return (float(np.min(magnitudes)) >= _PLAIN_LOW
+            or float(np.min(magnitudes, where=magnitudes != 0, initial=np.inf)) >= _PLAIN_LOW)
 
 
 def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:

@@ -35,8 +35,8 @@ class ModelTaskLike(Protocol):
     def source(self) -> ModelSource: ...
 
 
-#: Subqueries prepared (and handed to the metric's ``prefit``) at a time: bounds the words
-#: held at once, and stays within RNSB's classifier cache (64 attribute pairs).
+#: Subqueries handed to the metric's ``prefit`` at a time: stays within RNSB's classifier
+#: cache (64 attribute pairs).
 PREFIT_CHUNK = 32
 
 
@@ -54,18 +54,20 @@ def compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subquer
     blocks = SharedBlocks() if blocks is None else blocks
     kind, options = spec.inputs(options)
     all_seeds = [random_state(plan, spec, sub) for sub in subqueries] if seeds is None else seeds
+    # Every subquery's arrays at once (views of ``memo``'s, which holds them for the model
+    # anyway), so that the blocks see every product the metric will ask for in one go.
+    all_layouts = layouts if layouts is not None else [None] * len(subqueries)
+    all_preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind, layout)
+                 for sub, layout in zip(subqueries, all_layouts)]
+    if spec.declare_blocks is not None:
+        spec.declare_blocks(blocks, [(p.targets, p.attributes, options) for p in all_preps if not p.reason])
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
-        chunk = subqueries[start:start + PREFIT_CHUNK]
-        chunk_layouts = layouts[start:start + PREFIT_CHUNK] if layouts is not None else [None] * len(chunk)
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind, layout)
-                 for sub, layout in zip(chunk, chunk_layouts)]
+        preps = all_preps[start:start + PREFIT_CHUNK]
         chunk_seeds = all_seeds[start:start + PREFIT_CHUNK]
         if spec.prefit is not None:
             spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, chunk_seeds)
                          if not p.reason])
-        if spec.declare_blocks is not None:
-            spec.declare_blocks(blocks, [(p.targets, p.attributes, options) for p in preps if not p.reason])
         out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
                  else spec.compute(p.targets, p.attributes, options, seed, blocks))
                 for p, seed in zip(preps, chunk_seeds)]
