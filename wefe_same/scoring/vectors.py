@@ -181,10 +181,9 @@ class VectorTable:
         Computed once (a table's words and vectors are not changed once it is made): the
         encoders' worker computes it before sending the table, off the scoring process."""
         if self._fingerprint is None:
-            h = hashlib.sha256()
-            for w in self.words:
-                h.update(w.encode("utf-8") + b"\0")
-            h.update(np.ascontiguousarray(self.raw, dtype="<f8").tobytes())
+            h = hashlib.sha256()  # the same digest as word by word, then the vectors' bytes
+            h.update(b"".join(w.encode("utf-8") + b"\0" for w in self.words))
+            h.update(np.ascontiguousarray(self.raw, dtype="<f8"))  # its buffer: no copy
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
