@@ -183,7 +183,7 @@ class VectorTable:
         if self._fingerprint is None:
             h = hashlib.sha256()  # the same digest as word by word, then the vectors' bytes
             h.update(b"".join(w.encode("utf-8") + b"\0" for w in self.words))
-            h.update(np.ascontiguousarray(self.raw, dtype="<f8"))  # its buffer: no copy
+            h.update(np.ascontiguousarray(self.raw, dtype="<f8").data)  # its buffer: no copy
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
