@@ -105,3 +105,25 @@ def test_distances_to_known_values_and_no_rows():
     got = distances_to(A, np.array([[0.0, 0.0], [3.0, 4.0]]))
     assert got.tolist() == [[5.0, 0.0, np.sqrt(2.0)], [0.0, 5.0, np.sqrt(13.0)]]
     assert distances_to(np.zeros((0, 2)), np.zeros((2, 2))).shape == (2, 0)
+
+
+@pytest.mark.parametrize("low,high", [(2.0**-300, 2.0**100), (2.0**-301, 2.0**100), (2.0**-300, 2.0**101)])
+def test_distances_to_at_the_edges_of_the_plain_range(low, high):
+    # Entries at the plain range's bounds (and just past them: the checked path), zeros,
+    # nearly equal pairs (the smallest differences): the same bits as safe_norm.
+    rng = np.random.default_rng(3)
+    A = rng.choice([low, -low, high, -high, 0.0, 1.0, low * 3, high / 3], size=(9, 16))
+    A[4] = 0.0
+    points = np.vstack([A[1], A[:3].mean(axis=0), np.nextafter(A[2], np.inf)])
+    with np.errstate(all="ignore"):
+        expected = np.stack([safe_norm(A - p, axis=1) for p in points])
+    got = distances_to(A, points)
+    assert got.tobytes() == expected.tobytes()
+    assert got[0, 1] == 0.0 and np.all(np.isfinite(got))
+
+
+def test_plain_range_says_which_blocks_skip_the_squares_check():
+    assert _norms._plain_range(np.array([[0.0, 2.0**-300, -(2.0**100)]]))
+    assert not _norms._plain_range(np.array([2.0**-301, 1.0]))
+    assert not _norms._plain_range(np.array([2.0**101, 1.0]))
+    assert not _norms._plain_range(np.array([np.nan, 1.0]))

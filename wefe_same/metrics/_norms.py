@@ -100,13 +100,36 @@ def scaled_norm(x: np.ndarray, axis: int | None = None) -> np.ndarray:
 _BLOCK_ENTRIES = 2**16
 
 
+#: Magnitudes of a plain block of :func:`distances_to`: when every nonzero entry of a block
+#: of rows and of the points lies in [2**-300, 2**100], each is a multiple of 2**-352, so a
+#: nonzero difference of two of them is at least 2**-352 and at most 2**101 in magnitude:
+#: its square is a normal number in [2**-704, 2**202], within :data:`_SPREAD` of the
+#: largest, and a row's sum of squares cannot overflow. The plain norm then is
+#: :func:`safe_norm`'s without looking at the squares (zero squares add exactly 0, as
+#: :func:`_plain_norm` allows).
+_PLAIN_LOW, _PLAIN_HIGH = 2.0**-300, 2.0**100
+
+
+def _plain_range(x: np.ndarray) -> bool:
+    """Whether every nonzero entry of ``x`` has a magnitude in [2**-300, 2**100] (False for NaN)."""
+    magnitudes = np.abs(x)
+    if not float(np.max(magnitudes)) <= _PLAIN_HIGH:
+        return False
+    # The smallest magnitude of all first; only when it is below the range (a zero, which
+    # is harmless, or a tiny entry) the smallest nonzero one, which costs twice as much.
+    return (float(np.min(magnitudes)) >= _PLAIN_LOW
+            or float(np.min(magnitudes, where=magnitudes != 0, initial=np.inf)) >= _PLAIN_LOW)
+
+
 def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:
     """``safe_norm(A - p, axis=1)`` for each row p of ``points``: shape (len(points), len(A)).
 
     The same bits as those calls: each row's norm is computed in the same operations, only
-    block by block of rows (a row's norm never depends on the other rows: a block whose
-    squares all pass :func:`_plain_norm`'s test gets the plain norm, any other block the
-    exact algorithm of :func:`safe_norm`).
+    block by block of rows (a row's norm never depends on the other rows, nor on the other
+    points: a block whose entries and points are in :data:`_PLAIN_LOW`'s range, or whose
+    squares all pass :func:`_plain_norm`'s test, gets the plain norm, any other block the
+    exact algorithm of :func:`safe_norm`). Many points cost one pass over ``A`` from
+    memory; each block stays in the CPU's cache for all of them.
 
     >>> A = np.array([[3.0, 4.0], [0.0, 0.0]])
     >>> distances_to(A, np.zeros((1, 2))).tolist()
@@ -120,12 +143,18 @@ def distances_to(A: np.ndarray, points: np.ndarray) -> np.ndarray:
     rows = min(max(1, _BLOCK_ENTRIES // max(1, A.shape[1])), len(A))
     diff = np.empty((rows, A.shape[1]))
     squares = np.empty_like(diff)
+    points_plain = len(points) > 0 and _plain_range(points)
     for start in range(0, len(A), rows):
         block = A[start:start + rows]
         n = len(block)
+        plain = points_plain and _plain_range(block)
         for k, p in enumerate(points):
             d, sq = diff[:n], squares[:n]
             np.subtract(block, p, out=d)
+            if plain:
+                np.multiply(d, d, out=sq)
+                np.sqrt(np.add.reduce(sq, axis=1), out=out[k, start:start + n])
+                continue
             with np.errstate(over="ignore"):
                 np.multiply(d, d, out=sq)
             low, high = float(np.min(sq)), float(np.max(sq))

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
+from wefe_same.metrics._blocks import SharedBlocks
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics._norms import distances_to, safe_norm
 from wefe_same.metrics.result import MetricResult
@@ -25,13 +29,33 @@ def rnd(T1: np.ndarray, T2: np.ndarray, A: np.ndarray, *, normalize: bool = True
     if normalize:
         T1, T2, A = (M / safe_norm(M, axis=1, keepdims=True) for M in (T1, T2, A))
     d1, d2 = distances_to(A, np.stack((column_mean(T1), column_mean(T2))))
+    return _from_distances(d1, d2)
+
+
+def _from_distances(d1: np.ndarray, d2: np.ndarray) -> MetricResult:
     diff = d1 - d2
     return MetricResult(diff.sum(), {"share_closer_to_targets_1": float(np.mean(diff < 0))})
+
+
+def _shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray], *, normalize: bool = True) -> MetricResult:
+    """:func:`rnd` with the distances from the model's blocks (scoring hands unit vectors
+    with ``normalize=False``; a call that still asks to normalise is computed alone)."""
+    if normalize:
+        return rnd(t[0], t[1], a[0], normalize=True)
+    return _from_distances(blocks.distances(a[0], t[0]), blocks.distances(a[0], t[1]))
+
+
+def _declare(blocks: SharedBlocks, calls: list[tuple[list[np.ndarray], list[np.ndarray], Mapping[str, Any]]]) -> None:
+    for t, a, options in calls:
+        if not options.get("normalize", True):
+            blocks.declare_distances(a[0], t[0])
+            blocks.declare_distances(a[0], t[1])
 
 
 METRIC = MetricSpec(
     name="RND", func=rnd,
     call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
+    blocks_call=_shared, declare_blocks=_declare,
     template=Template(2, 1), order="abs", vectors="raw", unit_option="normalize",
     option_checks={"normalize": boolean()},
     formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from wefe_same.metrics._blocks import SharedBlocks, read_only
 from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
@@ -72,9 +73,12 @@ def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     *groups : ndarray, shapes (n_i, d)
         Unit vectors of each group's words; the group mean â_i is the mean of these.
     """
+    return _same(T, groups, signed_pair_bias(T, groups))
+
+
+def _same(T: np.ndarray, groups: tuple[np.ndarray, ...], words: dict[str, np.ndarray]) -> MetricResult:
     basis = bias_basis(np.array([column_mean(G) for G in groups]))
     details = {"n_groups": len(groups), "bias_dims": basis.shape[0]}
-    words = signed_pair_bias(T, groups)
     if basis.shape[0] == 0:
         return MetricResult.undefined("all group means coincide: no bias direction", details, words)
     b = np.linalg.norm(T @ basis.T, axis=1)
@@ -88,17 +92,16 @@ def same_skew(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     group. More groups: the mean over all pairs i < j of |skew_ij|; each pair's signed
     skew is in the details.
     """
-    return _reduce(T, groups, np.mean, signed_value=True)
+    return _reduce(signed_pair_bias(T, groups), np.mean, signed_value=True)
 
 
 def same_stereotype(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     """Stereotype: the (population) standard deviation of the signed binary SAME over the
     neutral words (Schröder et al. 2021, §4.4); with more groups the mean over all pairs i < j."""
-    return _reduce(T, groups, np.std, signed_value=False)
+    return _reduce(signed_pair_bias(T, groups), np.std, signed_value=False)
 
 
-def _reduce(T: np.ndarray, groups: tuple[np.ndarray, ...], statistic, *, signed_value: bool) -> MetricResult:
-    signed = signed_pair_bias(T, groups)
+def _reduce(signed: dict[str, np.ndarray], statistic, *, signed_value: bool) -> MetricResult:
     per_pair = {key.replace("signed", "pair"): float(statistic(v)) for key, v in signed.items()}
     if any(np.isnan(v) for v in per_pair.values()):
         return MetricResult.undefined("two group means coincide: that pair has no bias direction",
@@ -108,11 +111,32 @@ def _reduce(T: np.ndarray, groups: tuple[np.ndarray, ...], statistic, *, signed_
     return MetricResult(value, per_pair, word_values=signed)
 
 
+def _signed(blocks: SharedBlocks, T: np.ndarray, groups: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """:func:`signed_pair_bias` from the model's blocks: SAME, SAME-skew and
+    SAME-stereotype of one subquery read the same projections (read-only)."""
+    known = blocks.remember("same signed", (T, *groups),
+                            lambda: {k: read_only(v) for k, v in signed_pair_bias(T, tuple(groups)).items()})
+    return dict(known)
+
+
+def _same_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _same(a[0], tuple(t), _signed(blocks, a[0], t))
+
+
+def _skew_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _reduce(_signed(blocks, a[0], t), np.mean, signed_value=True)
+
+
+def _stereotype_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _reduce(_signed(blocks, a[0], t), np.std, signed_value=False)
+
+
 #: SAME and its skew and stereotype scores.
 METRIC = (
     MetricSpec(
         name="SAME", func=same,
         call=lambda t, a, **o: same(a[0], *t, **o),
+        blocks_call=_same_shared,
         template=Template(AtLeast(2), 1), order="ascending", word_role="attributes", pair_keyed=True,
         formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
         reference="Schröder, Schulz & Hammer 2024, §3",
@@ -120,6 +144,7 @@ METRIC = (
     MetricSpec(
         name="SAME-skew", func=same_skew,
         call=lambda t, a, **o: same_skew(a[0], *t, **o),
+        blocks_call=_skew_shared,
         template=Template(AtLeast(2), 1), order="abs", pair_keyed=True,
         formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
         reference="Schröder et al. 2021, §4.4",
@@ -127,6 +152,7 @@ METRIC = (
     MetricSpec(
         name="SAME-stereotype", func=same_stereotype,
         call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
+        blocks_call=_stereotype_shared,
         template=Template(AtLeast(2), 1), order="ascending", pair_keyed=True,
         formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
         reference="Schröder et al. 2021, §4.4",

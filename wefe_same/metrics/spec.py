@@ -15,7 +15,7 @@ import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from wefe_same.errors import MetricError
 from wefe_same.metrics.result import MetricResult
 from wefe_same.query.sets import Template
 from wefe_same.validation import check_bool, check_choice, check_int, check_number
+
+if TYPE_CHECKING:
+    from wefe_same.metrics._blocks import SharedBlocks
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
@@ -123,6 +126,16 @@ class MetricSpec:
         Called with [(targets, attributes, options, random_state), …] of many subqueries of
         one model before they are computed one by one, to share work between them (RNSB:
         all their classifiers in one batched solve); it may not change any result.
+    blocks_call : callable or None
+        ``call`` with one model's ``SharedBlocks`` (`wefe_same.metrics._blocks`) first:
+        ``blocks_call(blocks, targets, attributes, **options)`` reads the quantities that
+        other subqueries and metrics of the model share from it instead of computing them
+        again. It returns what ``call`` returns, bit for bit. Scoring uses it when given.
+    declare_blocks : callable or None
+        Called with the model's blocks and [(targets, attributes, options), …] of many
+        subqueries before they are computed, to say what they will ask the blocks for
+        (RND: the distances of each attribute set to each target set's mean, computed
+        in one pass over the attribute set's words).
     pair_keyed : bool
         Details and ``word_values`` have keys ``"signed_i_j"`` / ``"pair_i_j"`` indexed by
         pairs i < j of target sets (SAME, SAME-skew, SAME-stereotype), which tables
@@ -154,6 +167,9 @@ class MetricSpec:
     promoted_details: tuple[str, ...] = ()
     pair_keyed: bool = False
     prefit: Callable[[list[tuple[Arrays, Arrays, Mapping[str, Any], int | None]]], Any] | None = field(
+        default=None, hash=False, compare=False)
+    blocks_call: Callable[..., MetricResult] | None = field(default=None, hash=False, compare=False)
+    declare_blocks: Callable[[SharedBlocks, list[tuple[Arrays, Arrays, Mapping[str, Any]]]], None] | None = field(
         default=None, hash=False, compare=False)
     origin: MetricOrigin | None = field(default=None, hash=False, compare=False)
 
@@ -228,14 +244,22 @@ class MetricSpec:
         attributes: Arrays,
         options: Mapping[str, Any] | None = None,
         random_state: int | None = None,
+        blocks: SharedBlocks | None = None,
     ) -> MetricResult:
+        """The metric on one subquery's arrays (``blocks``: the model's shared quantities,
+        used when the spec has a ``blocks_call``; the result is the same)."""
         kwargs = dict(options or {})
         if self.stochastic:
             kwargs["random_state"] = random_state
+        if blocks is not None and self.blocks_call is not None:
+            def call(t: Arrays, a: Arrays, **o: Any) -> MetricResult:
+                return self.blocks_call(blocks, t, a, **o)  # type: ignore[misc]
+        else:
+            call = self.call
         if self.origin is None or self.origin.builtin:
-            return self.call(targets, attributes, **kwargs)
+            return call(targets, attributes, **kwargs)
         try:
-            out = self.call(targets, attributes, **kwargs)
+            out = call(targets, attributes, **kwargs)
         except Exception as err:  # a plugin's bug is this subquery's reason, never the run's traceback
             return MetricResult.undefined(f"{self.name} raised {type(err).__name__}: {one_line(str(err))}", {})
         return checked_result(self, out, targets, attributes)
@@ -329,9 +353,8 @@ class MetricOrigin:
     @classmethod
     def of(cls, spec: MetricSpec, package: str | None = None, builtin: bool = False) -> MetricOrigin:
         func = spec.func
-        parts = [func] if spec.call is func else [func, spec.call]
-        if spec.prefit is not None:
-            parts.append(spec.prefit)
+        parts: list[Any] = [func] if spec.call is func else [func, spec.call]
+        parts += [part for part in (spec.prefit, spec.blocks_call, spec.declare_blocks) if part is not None]
         digest = hashlib.sha256()
         for part in parts:
             digest.update(code_text(part) + b"\0")

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from wefe_same.metrics._blocks import SharedBlocks
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
 from wefe_same.models.sources import ModelSource
@@ -34,33 +35,42 @@ class ModelTaskLike(Protocol):
     def source(self) -> ModelSource: ...
 
 
-#: Subqueries prepared (and handed to the metric's ``prefit``) at a time: bounds the words
-#: held at once, and stays within RNSB's classifier cache (64 attribute pairs).
+#: Subqueries handed to the metric's ``prefit`` at a time: stays within RNSB's classifier
+#: cache (64 attribute pairs).
 PREFIT_CHUNK = 32
 
 
 def compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
                 options: Mapping[str, Any], words_of: WordsOf | None = None,
                 memo: WordVectors | None = None, seeds: Sequence[int | None] | None = None,
-                layouts: Sequence[Layout] | None = None) -> list[tuple[Prepared, MetricResult]]:
+                layouts: Sequence[Layout] | None = None,
+                blocks: SharedBlocks | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
-    one batched solve) sees each chunk of them first. ``seeds``: the subqueries' random
-    states, when known; ``layouts``: their layouts, when known (not with ``words_of``)."""
+    one batched solve) and ``declare_blocks`` see each chunk of them first. ``seeds``: the
+    subqueries' random states, when known; ``layouts``: their layouts, when known (not
+    with ``words_of``); ``blocks``: the model's shared quantities (default: shared by
+    these subqueries only), which must belong to ``memo``'s table."""
     memo = WordVectors(table) if memo is None else memo
+    blocks = SharedBlocks() if blocks is None else blocks
     kind, options = spec.inputs(options)
     all_seeds = [random_state(plan, spec, sub) for sub in subqueries] if seeds is None else seeds
+    # Every subquery's arrays at once (views of ``memo``'s, which holds them for the model
+    # anyway), so that the blocks see every product the metric will ask for in one go.
+    all_layouts = layouts if layouts is not None else [None] * len(subqueries)
+    all_preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind, layout)
+                 for sub, layout in zip(subqueries, all_layouts)]
+    if spec.declare_blocks is not None:
+        spec.declare_blocks(blocks, [(p.targets, p.attributes, options) for p in all_preps if not p.reason])
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
-        chunk = subqueries[start:start + PREFIT_CHUNK]
-        chunk_layouts = layouts[start:start + PREFIT_CHUNK] if layouts is not None else [None] * len(chunk)
-        preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind, layout)
-                 for sub, layout in zip(chunk, chunk_layouts)]
+        preps = all_preps[start:start + PREFIT_CHUNK]
         chunk_seeds = all_seeds[start:start + PREFIT_CHUNK]
         if spec.prefit is not None:
             spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, chunk_seeds)
                          if not p.reason])
         out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
-                 else spec.compute(p.targets, p.attributes, options, seed)) for p, seed in zip(preps, chunk_seeds)]
+                 else spec.compute(p.targets, p.attributes, options, seed, blocks))
+                for p, seed in zip(preps, chunk_seeds)]
     return out
 
 
@@ -75,11 +85,12 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     context = ScoringContext(plan) if context is None else context
     rows = []
     memo = WordVectors(table, context.vocabulary(table))  # each set split and gathered once per model
+    blocks = SharedBlocks()  # what the metrics share on this model's arrays (RND's distances, ECT's cosines …)
     word_rows = WordRows(table, memo.vocabulary)
     for index, ((spec, subqueries), keys) in enumerate(zip(plan.subqueries, context.keys)):
         options = plan.metric_options.get(spec.name, {})
         computed = compute_all(table, plan, spec, subqueries, options, memo=memo, seeds=keys.seeds,
-                               layouts=context.layouts(memo, index))
+                               layouts=context.layouts(memo, index), blocks=blocks)
         for sub, (prep, result), column, names, overlap in zip(subqueries, computed, keys.columns,
                                                                 keys.names, keys.overlaps):
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
@@ -94,7 +105,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
                                   values)
         if on_metric_done is not None:
             on_metric_done()
-    del memo
+    del memo, blocks
     details = pd.DataFrame(rows, columns=list(DETAIL_COLUMNS)).astype(
         {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
     draws = {}
