@@ -37,6 +37,12 @@ SLOW_FIRST: tuple[str, ...] = (
     "tests/output/test_output_safety.py::",  # 16
     "tests/test_voice.py::",  # 15
     "tests/pinned/test_pinned_outputs.py::",  # its fixture: 15
+    # measured again after the first list (a run at load 6-9: seconds about 2x the above)
+    "tests/likelihood/test_scoring_sensitivity.py::",  # its fixture: 31, + 23
+    "tests/models/test_spec_grammar.py::test_a_variant_with_options_ranks_in_rank",  # 31
+    "tests/models/test_debias_methods.py::",  # 26 + 8 + 8, its module fixtures shared
+    "tests/test_readme.py::test_the_docs_build_strictly_and_offline",  # 26
+    "tests/models/test_poolings.py::",  # 16, 15, 13, ...: its module fixture shared
     # 108 rows of 1 to 60 s each (the rows with --workers 2 and the tiny BERT the longest):
     # after the single long tests, so that a worker that ends them early steals rows.
     "tests/test_option_space.py::",
