@@ -11,12 +11,21 @@ import pytest
 
 matplotlib.use("Agg")
 
+from slow_first import slow_first_key
+
 from wefe_same import Query, WordSet
 from wefe_same.models import ArraySource
 
 #: The ``tiny`` fixture: tiny random BERT, RoBERTa and GPT-2 models (tests/tiny_transformers.py);
 #: ``bert``, ``gpt2`` (tiny language models) and the likelihood datasets (tests/tiny_lms.py).
 pytest_plugins = ["tiny_transformers", "tiny_lms"]
+
+
+def pytest_collection_modifyitems(items):
+    """The measured slowest tests first (tests/slow_first.py); the others keep their order.
+    Every xdist worker sorts its collection alike, so the workers' collections still match."""
+    items.sort(key=lambda item: slow_first_key(item.nodeid))
+
 
 GENDER_WORDS = ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher",
                 "good", "happy", "bad", "sad"]
