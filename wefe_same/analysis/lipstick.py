@@ -214,13 +214,15 @@ def classification_accuracy(train_x: np.ndarray, train_y: np.ndarray, test_x: np
 
 
 def male_neighbours(queries: np.ndarray, pool: np.ndarray, query_rows: np.ndarray, male: np.ndarray, k: int, *,
-                    chunk: int = 1024) -> np.ndarray:
+                    chunk: int = 128) -> np.ndarray:
     """How many of each query's ``k`` most cosine-similar pool rows are ``male`` (bool per pool
     row), the query's own row (``query_rows``) left out; unit rows in.
 
     The k-th largest similarity of each row is found by a partial sort (``np.partition``)
     and the rows at or above it are counted: the same neighbours as a full sort unless two
-    similarities tie exactly at the k-th place.
+    similarities tie exactly at the k-th place. ``chunk`` queries at a time: their similarity
+    rows (and the partial sort's copy) are what the test holds, 2 × 47 MB at 128 queries
+    against GloVe's 45,000-word restricted vocabulary (1,024 held 0.8 GB).
 
     >>> pool = np.array([[1.0, 0.0], [0.8, 0.6], [0.0, 1.0]])
     >>> male_neighbours(pool, pool, np.arange(3), np.array([True, True, False]), 1).tolist()
