@@ -11,28 +11,15 @@ same seeded subsamples (drawn here as the paper's procedure says, not by our cod
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from scipy.special import expit
 from scipy.stats import entropy
+from sklearn_oracle import sklearn_fit
 
 from wefe_same.metrics import rnsb as rnsb_module
 from wefe_same.metrics.logistic import fit_logistic_batch
 from wefe_same.metrics.logistic_pool import fit_logistic_subsets
-
-
-def sklearn_fit(X, y):
-    # imported here (the test extra installs it): at module level it cost every xdist
-    # worker's collection ~0.5 s, for the few tests that use it
-    from sklearn.linear_model import LogisticRegression
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        clf = LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
-        clf.fit(X, y)
-    return clf.coef_[0], clf.intercept_[0]
 
 
 def unit(M):

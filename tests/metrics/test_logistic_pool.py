@@ -9,27 +9,16 @@ and with the batched float64 solver's on the same subsets. The float32 copy of t
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from scipy.special import expit
+from sklearn_oracle import sklearn_fit
 
 from wefe_same.metrics import logistic_pool
 from wefe_same.metrics.logistic import fit_logistic_batch
 from wefe_same.metrics.logistic_pool import fit_logistic_subsets
 
 TOL = 1e-12
-
-
-def sklearn_fit(X, y):
-    from sklearn.linear_model import LogisticRegression
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        clf = LogisticRegression(C=1.0, solver="newton-cholesky", tol=1e-12, max_iter=1000)
-        clf.fit(X, y)
-    return clf.coef_[0], clf.intercept_[0]
 
 
 def gradient_here(X, y, w, b):
