@@ -112,7 +112,7 @@ def release_freed_memory() -> None:
 
     Writing an entry makes several model-sized temporary buffers; glibc keeps freed heap
     memory for reuse, so without this the resident size of a run keeps the high-water mark
-    of every model (~50 MB of the 4 GloVe models' 450 MB). ``malloc_trim(0)`` returns it;
+    of every model. ``malloc_trim(0)`` returns it;
     elsewhere (macOS, musl) there is no such call and nothing is done.
     """
     libc = _glibc()
@@ -126,14 +126,11 @@ def trim_heap_eagerly() -> None:
 
     A forward pass frees large buffers between small allocations that live on (tokens
     kept for the next model); with glibc's defaults (its mmap threshold grows to 32 MiB)
-    that memory stayed resident and was the default run's peak. Measured reading
-    all-MiniLM-L6-v2 for the default words on 2 cores: 638 MB peak, 15.3 s with the
-    defaults; 616 MB, 16.5 s with this; 570 MB, 18.3 s with a 1 MiB threshold. Only the
-    worker does it; nothing is done off glibc.
+    that memory stayed resident and was the default run's peak (the thresholds tried are
+    in benchmarks/RESULTS.md). Only the worker does it; nothing is done off glibc.
 
     Every thread allocates from one arena: torch's second intra-op thread (a worker's first
-    encoder has every core) otherwise got an arena of its own that held another ~14 MB
-    (617 → 603 MB reading all-MiniLM-L6-v2 with two threads).
+    encoder has every core) otherwise got an arena of its own that held memory of its own.
     """
     libc = _glibc()
     if libc:
@@ -168,11 +165,11 @@ def fewer_collections(threshold: int = RUN_GC_THRESHOLD) -> Iterator[None]:
     less often; both settings come back when it ends.
 
     A run's process holds the objects of pandas', scipy's and pyarrow's imports, and
-    scoring a model makes enough short-lived objects that the collector ran ~2,000 young
-    and ~13 full collections in a 40-encoder zoo: 3.5 s of the parent's time, most of it
-    walking the imports' objects. Frozen (:func:`gc.freeze`) they are skipped, and a young
-    generation of 20,000 allocations instead of 700 collects as much in far fewer passes:
-    0.9 s. Only cyclic garbage waits longer (refcounting frees everything else at once).
+    scoring a model makes enough short-lived objects that the collector's passes, most of
+    their time walking the imports' objects, were a large share of a zoo's parent
+    (benchmarks/RESULTS.md). Frozen (:func:`gc.freeze`) those objects are skipped, and a
+    larger young generation collects as much in far fewer passes. Only cyclic garbage waits
+    longer (refcounting frees everything else at once).
     """
     before = gc.get_threshold()
     gc.freeze()
@@ -190,7 +187,7 @@ _CONTROLLERS: dict[str | None, Any] = {}
 def one_thread(user_api: str | None = "blas") -> Any:
     """``threadpoolctl.threadpool_limits(limits=1, user_api=...)`` through one controller
     per process, made at the first call: each ``threadpool_limits`` lists the process's
-    shared libraries again (2-8 ms, several times per model of a run). The BLAS libraries
+    shared libraries again, several times per model of a run. The BLAS libraries
     numpy and scipy compute with are loaded when they are imported, before any scoring, so
     the controller holds them. ``user_api=None``: every thread pool it knows (OpenMP too)."""
     controller = _CONTROLLERS.get(user_api)

@@ -8,15 +8,15 @@ by n), for problems that share their rows: problem i is the rows of one pool whe
 lexicons (Sweeney & Najafian 2019: 2,006 + 4,783 words). With many more words than
 features, Newton–CG (as scikit-learn's ``newton-cg``) is the solver, and sharing the
 rows makes each problem's matrix-vector product one matrix-matrix product over the pool
-for all of them. Its cost is passes over the pool; at 768 dimensions the pool is
-6,789 × 769 floats, 42 MB in float64, so the path is arranged to read it rarely and
+for all of them. Its cost is passes over the pool (tens of MB at real widths), so the
+path is arranged to read it rarely and
 in float32 where only the path, not the optimum, depends on the precision:
 
 * **Preconditioner.** Conjugate gradients are preconditioned by the pool's Hessian at
   θ = 0 scaled to each subset's size, m/N · ¼ FᵀF + diag(penalty): word vectors are
   anisotropic (a few directions hold most of the variance, Ethayarajh 2019) and a
   diagonal preconditioner left ~100 products per fit. FᵀF comes from a float32 copy of
-  the pool (one single-precision matrix product, about half the time of a float64 one);
+  the pool (one single-precision matrix product);
   any symmetric positive definite matrix is a valid preconditioner. One per call (per
   pool), factorised once per distinct subset size.
 * **Float32 path, float64 optimum.** The Hessian products Fᵀ(s ⊙ F q) always read the

@@ -61,7 +61,7 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
     almost never tie on their first coordinate, so one stable sort of column 0 gives the
     same order, and only the rows that tie there are sorted by the other columns. (A
     lexicon holds a few words with one vector, e.g. two spellings an encoder reads
-    alike: sorting all rows by all columns for them took 1–2 ms a set.)
+    alike: sorting all rows by all columns for them was most of the cost.)
 
     >>> canonical_order(np.array([[2.0, 0.0], [1.0, 5.0], [1.0, 3.0]]))
     array([2, 1, 0])
@@ -91,8 +91,8 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
 
 
 #: Digests of the arrays scoring froze (:mod:`._frozen`), by identity: scoring hands :func:`prefit`
-#: and then :func:`rnsb` the same shared arrays (a lexicon of 5 000 words is 12 MB to hash
-#: at 300 dimensions). Weak references: an entry neither keeps its array alive nor
+#: and then :func:`rnsb` the same shared arrays (a whole lexicon to hash each time
+#: otherwise). Weak references: an entry neither keeps its array alive nor
 #: answers for another array given the same id later.
 _DIGESTS = ByIdentity(256)
 
@@ -111,8 +111,7 @@ def _digest(M: np.ndarray) -> str:
 
 def _stacked_canonical(A1: np.ndarray, A2: np.ndarray) -> np.ndarray:
     """A1's rows then A2's, each set in :func:`canonical_order` (so the random split never
-    depends on word order), as float64; each row copied once (a lexicon pair is 42 MB at
-    768 dimensions)."""
+    depends on word order), as float64; each row copied once."""
     X = np.empty((len(A1) + len(A2), A1.shape[1]))
     for M, part in ((A1, X[:len(A1)]), (A2, X[len(A1):])):
         np.take(np.asarray(M, dtype=np.float64), canonical_order(M), axis=0, out=part)
@@ -138,7 +137,7 @@ def _subsamples(m1: int, m2: int, n_iterations: int, train_fraction: float,
 
     A function of the sizes and an int seed, not of the vectors: every model of a run
     draws the same masks for one attribute pair, so they are drawn once (read-only) and
-    remembered (~3 ms a model: 20 ``rng.choice`` per pair)."""
+    remembered."""
     seed = int(random_state) if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) \
         else None
     key = (m1, m2, n_iterations, train_fraction, seed)
@@ -262,7 +261,7 @@ def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Map
 def kl_to_uniform(P: np.ndarray) -> np.ndarray:
     """``scipy.stats.entropy(P, np.full_like(P, 1 / n), axis=0)`` for P of shape (n, k), by
     the same operations (both normalised by their column sums, then ``rel_entr`` summed)
-    without its argument handling, which took ~0.2 ms a call, most of RNSB's own time.
+    without its argument handling, which was most of RNSB's own time.
 
     >>> from scipy.stats import entropy
     >>> P = np.array([[0.2, 0.5], [0.3, 0.25], [0.5, 0.25]])

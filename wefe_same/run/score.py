@@ -54,8 +54,8 @@ CHANGED = ("model {name!r} changed while it was read (its identity is not the sa
 def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = True) -> tuple[
         VectorTable | None, dict[str, str], dict[str, Any] | None, ModelScores]:
     """Job: one lookup pass over the model, then every metric. Its table comes back for the
-    cache (``identify``: the run has one); without a cache, None: from a worker process a
-    768-d model's table is ~45 MB to pickle, send and unpickle for nothing."""
+    cache (``identify``: the run has one); without a cache, None: from a worker process the
+    table would be pickled, sent and unpickled for nothing."""
     table, description, identity = load_table(task, context.plan.words, identify=identify)
     scores = score_table(table, context.plan, description, identity, context=context)
     return (table if identify else None), description, identity, scores

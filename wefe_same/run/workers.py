@@ -9,14 +9,13 @@ its reason go into the manifest (``workers``) and onto the terminal.
 The rule: one worker per usable core, but
 
 * at least ``MODELS_PER_WORKER`` models per worker: a worker is a fresh interpreter that
-  imports the scientific stack before its first model (about a second of CPU), which a
-  single model does not repay; so one model (or one core) means no worker process at all.
-  With encoders on a CUDA device ``ENCODER_MODELS_PER_WORKER``: each worker imports torch
-  and transformers too (several seconds), where an in-process run reads every encoder in
-  one worker of its own (41 BERT-base encoders on 16 cores and a GPU: 8 workers 52.6 s,
-  16 workers 55.1 s). With encoders on the CPU, one: torch spreads an encoder over the
-  cores itself, and worker processes that each run torch beside each other cost far more
-  than they save (benchmarks/RESULTS.md: the tiny encoder zoo, 0.5 → 5.1 CPU s per model);
+  imports the scientific stack before its first model, which a single model does not
+  repay; so one model (or one core) means no worker process at all. With encoders on a
+  CUDA device ``ENCODER_MODELS_PER_WORKER``: each worker imports torch and transformers
+  too, where an in-process run reads every encoder in one worker of its own (measured on
+  a GPU machine in benchmarks/RESULTS.md). With encoders on the CPU, one: torch spreads an
+  encoder over the cores itself, and worker processes that each run torch beside each
+  other cost far more than they save (benchmarks/RESULTS.md: the tiny encoder zoo);
 * no more workers than the available memory holds, each counted as ``WORKER_BYTES`` plus
   the largest model of the run;
 * with encoders on a CUDA device, no more workers than its free memory holds, each counted

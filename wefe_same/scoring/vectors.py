@@ -183,7 +183,7 @@ class VectorTable:
         encoders' worker computes it before sending the table, off the scoring process."""
         if self._fingerprint is None:
             # Each word and a NUL, then the float64 rows, in two updates (the same digest as
-            # one per word) and the rows read in place, not copied (~45 MB at 768 d).
+            # one per word) and the rows read in place, not copied.
             h = hashlib.sha256("".join(w + "\0" for w in self.words).encode("utf-8"))
             raw = np.ascontiguousarray(self.raw, dtype="<f8")
             h.update(raw.data if raw.size else b"")
