@@ -8,8 +8,8 @@ mean x for ascending and descending ones, mean |x − ideal| for an ideal value.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Literal, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -20,13 +20,14 @@ from wefe_same.metrics.registry import MetricSpec
 NanPolicy = Literal["skip", "propagate", "common"]
 NAN_POLICY_NAMES = ("skip", "propagate", "common")
 OVERALL = "overall"
+Scores = TypeVar("Scores", pd.DataFrame, pd.Series, np.ndarray)
 
-def to_bias_scale(values: pd.DataFrame | pd.Series, spec: MetricSpec) -> pd.DataFrame | pd.Series:
-    """Map scores onto the scale whose mean is monotone in the metric's order."""
+def to_bias_scale(values: Scores, spec: MetricSpec) -> Scores:
+    """Map scores (a frame, series or array) onto the scale whose mean is monotone in the metric's order."""
     if spec.order == "abs":
-        return values.abs()
+        return np.abs(values)
     if spec.order == "ideal":
-        return (values - spec.ideal).abs()
+        return np.abs(values - spec.ideal)
     return values
 
 
@@ -74,6 +75,41 @@ def aggregate(
     overall = weighted_overall(per_set.to_numpy(), w, nan_policy)
     per_set[OVERALL] = overall
     return per_set
+
+
+def overall_per_row(
+    values: np.ndarray,
+    columns: Sequence[str],
+    spec: MetricSpec,
+    column_sets: Mapping[str, str],
+    weights: Mapping[str, int],
+    *,
+    nan_policy: NanPolicy = "skip",
+) -> np.ndarray:
+    """The overall aggregate of each row of ``values`` (rows × ``columns``) taken as a
+    matrix of its own with one model: ``aggregate(<the row as a one-row frame>, …)["overall"]``,
+    for every row at once (a resampled draw of one model per row, scoring's bootstraps).
+
+    The same arithmetic as :func:`aggregate` on one row, bit for bit: each query set's mean
+    is the sum of the row's selected columns (NaN as 0 under "skip") in their order, a
+    contiguous row summed as pandas sums a one-row frame, over their count. With one
+    model, "common" keeps every subquery (see :func:`common_columns`) and is "skip".
+    """
+    if nan_policy not in NAN_POLICY_NAMES:
+        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip', 'propagate' or 'common'", nan_policy))
+    scaled = to_bias_scale(np.asarray(values, dtype=np.float64), spec)
+    sets = list(dict.fromkeys(column_sets[c] for c in columns))
+    per_set = np.empty((len(values), len(sets)))
+    for s, qs in enumerate(sets):
+        part = np.ascontiguousarray(scaled[:, [k for k, c in enumerate(columns) if column_sets[c] == qs]])
+        missing = np.isnan(part)
+        if nan_policy == "propagate":
+            total, count = part.sum(axis=1), np.full(len(part), float(part.shape[1]))
+        else:
+            total, count = np.where(missing, 0.0, part).sum(axis=1), part.shape[1] - missing.sum(axis=1, dtype=float)
+        with np.errstate(all="ignore"):  # an empty or all-NaN selection: NaN, as pandas
+            per_set[:, s] = np.where(count == 0, np.nan, total / count)
+    return weighted_overall(per_set, np.array([weights[qs] for qs in sets], dtype=float), nan_policy)
 
 
 def common_columns(scores: pd.DataFrame) -> list[str]:

@@ -21,7 +21,7 @@ from wefe_same.metrics.result import MetricResult
 from wefe_same.models.sources import ModelSource
 from wefe_same.query import resample as resampling
 from wefe_same.query.expand import Subquery
-from wefe_same.scoring.aggregate import aggregate
+from wefe_same.scoring.aggregate import overall_per_row
 from wefe_same.scoring.context import ScoringContext, ScoringPlan, random_state
 from wefe_same.scoring.layout import Layout, Prepared, WordsOf, WordVectors, prepare
 from wefe_same.scoring.scores import DETAIL_COLUMNS, PROMOTED, ModelScores, details_json, name_pairs
@@ -139,14 +139,13 @@ def score_draws(table: VectorTable, context: ScoringContext,
         if "permutations" in options:
             options["permutations"] = 0
         subqueries, keys = plan.subqueries[k][1], context.keys[k]
+        values = np.full((len(draws), len(keys.columns)), np.nan)
         for b, draw in enumerate(draws):
             words_of = draw.get(spec.name, draw.get(None, {}))
             computed = compute_all(table, plan, spec, subqueries, options, words_of, seeds=keys.seeds)
-            values = {column: result.value for column, (_, result) in zip(keys.columns, computed)}
-            frame = pd.DataFrame([values], index=[table.model])
-            agg = aggregate(frame, spec, plan.column_sets[spec.name], plan.weights[spec.name],
-                            nan_policy=plan.nan_policy)
-            out[b, k] = agg["overall"].iloc[0]
+            values[b] = [result.value for _, result in computed]
+        out[:, k] = overall_per_row(values, keys.columns, spec, plan.column_sets[spec.name],
+                                    plan.weights[spec.name], nan_policy=plan.nan_policy)
     return out
 
 
