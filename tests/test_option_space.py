@@ -148,11 +148,14 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
     """Rows (option → value index) in which every pair of values of two options occurs,
     skipping pairs that exclude each other. Greedy as in AETG (Cohen et al. 1997): each
     row is the best of ``candidates`` rows built from an uncovered pair in a random option
-    order (seeded: the same rows every time)."""
+    order (seeded: the same rows every time). The uncovered pairs are kept twice: as a set
+    (the random pick) and as a matrix over every (option, value), whose sums count what a
+    value would cover (the collection of every test process builds these rows)."""
     names = [n for n, _ in space]
     sizes = {n: len(v) for n, v in space}
     values = dict(space)
     rng = np.random.default_rng(0)
+    first = dict(zip(names, np.cumsum([0] + [sizes[n] for n in names[:-1]]).tolist()))  # global id of value 0
 
     def fits(row: dict[str, int]) -> bool:
         return _excluded({n: values[n][i] for n, i in row.items()}) is None
@@ -164,6 +167,9 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
 
     uncovered = {(a, i, b, j) for a, b in itertools.combinations(names, 2)
                  for i in range(sizes[a]) for j in range(sizes[b]) if fits({a: i, b: j})}
+    open_pair = np.zeros((sum(sizes.values()),) * 2, dtype=np.int64)  # 1 where the pair is uncovered
+    for a, i, b, j in uncovered:
+        open_pair[first[a] + i, first[b] + j] = open_pair[first[b] + j, first[a] + i] = 1
     rows = [] if uncovered else [dict.fromkeys(names, 0)]  # no pair to cover (one option, or none): one row
     while uncovered:
         best: tuple[int, dict[str, int]] | None = None
@@ -174,17 +180,22 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
             order = [n for n in names if n not in row]
             if c:
                 rng.shuffle(order)
+            # newly[g]: uncovered pairs value g would make with the values chosen so far
+            newly = open_pair[first[a] + i] + open_pair[first[b] + j]
             for n in order:
                 choices = [v for v in range(sizes[n]) if fits({**row, n: v})]
-                row[n] = max(choices, key=lambda v, n=n, row=row: (sum(key(m, row[m], n, v) in uncovered
-                                                                       for m in row), -v))
-            gained = sum(key(x, row[x], y, row[y]) in uncovered for x, y in itertools.combinations(names, 2))
+                row[n] = max(choices, key=lambda v, n=n: (newly[first[n] + v], -v))
+                newly += open_pair[first[n] + row[n]]
+            ids = [first[n] + row[n] for n in names]
+            gained = int(open_pair[np.ix_(ids, ids)].sum()) // 2
             if best is None or gained > best[0]:
                 best = (gained, row)
         assert best is not None
         row = best[1]
         for x, y in itertools.combinations(names, 2):
-            uncovered.discard((x, row[x], y, row[y]))
+            if key(x, row[x], y, row[y]) in uncovered:
+                uncovered.discard(key(x, row[x], y, row[y]))
+                open_pair[first[x] + row[x], first[y] + row[y]] = open_pair[first[y] + row[y], first[x] + row[x]] = 0
         rows.append(row)
     return rows
 
