@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from sklearn.svm import SVC
 
 from wefe_same.analysis import lipstick
 from wefe_same.analysis.lipstick import svm_predict
@@ -31,6 +30,8 @@ def problem(seed: int, dim: int, classes: list) -> tuple[np.ndarray, np.ndarray,
 @pytest.mark.parametrize("dim", [50, 300])
 @pytest.mark.parametrize("classes", [[1, 0], ["m", "f"]], ids=["ints", "strings"])
 def test_labels_equal_sklearns_predict(gamma, dim, classes):
+    from sklearn.svm import SVC
+
     train_x, train_y, test_x = problem(dim, dim, classes)
     svc = SVC(kernel="rbf", C=1.0, gamma=gamma).fit(train_x, train_y)
     expected = svc.predict(test_x)
@@ -41,6 +42,8 @@ def test_labels_equal_sklearns_predict(gamma, dim, classes):
 @pytest.mark.parametrize("gamma", ["auto", "scale"])
 def test_decision_values_are_sklearns_to_rounding(gamma, monkeypatch):
     """The decision values behind the labels are scikit-learn's ``decision_function``."""
+    from sklearn.svm import SVC
+
     train_x, train_y, test_x = problem(1, 50, [1, 0])
     svc = SVC(kernel="rbf", C=1.0, gamma=gamma).fit(train_x, train_y)
     seen = {}
@@ -58,6 +61,8 @@ def test_decision_values_are_sklearns_to_rounding(gamma, monkeypatch):
 
 
 def test_rows_near_the_boundary_take_libsvms_label(monkeypatch):
+    from sklearn.svm import SVC
+
     train_x, train_y, test_x = problem(2, 50, [1, 0])
     svc = SVC(kernel="rbf", C=1.0, gamma="auto").fit(train_x, train_y)
     asked = []
