@@ -79,3 +79,29 @@ def test_rows_near_the_boundary_take_libsvms_label(monkeypatch):
     monkeypatch.undo()
     np.testing.assert_array_equal(labels, svc.predict(test_x))
 
+
+
+def test_without_the_fits_gamma_it_is_sklearns_predict(monkeypatch):
+    """γ is a private attribute of scikit-learn's fit: without it, the labels come from
+    ``SVC.predict`` itself, never from a γ guessed here."""
+    from sklearn.svm import SVC
+
+    train_x, train_y, test_x = problem(3, 50, [1, 0])
+    svc = SVC(kernel="rbf", C=1.0, gamma="auto").fit(train_x, train_y)
+    expected = svc.predict(test_x)
+    gamma = svc._gamma
+    del svc._gamma  # as if scikit-learn kept it under another name, which its predict reads
+    asked = []
+    real = SVC.predict
+
+    def predict(self, x):
+        asked.append(len(x))
+        self._gamma = gamma
+        try:
+            return real(self, x)
+        finally:
+            del self._gamma
+
+    monkeypatch.setattr(SVC, "predict", predict)
+    np.testing.assert_array_equal(svm_predict(svc, test_x), expected)
+    assert asked == [len(test_x)]

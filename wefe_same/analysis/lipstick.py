@@ -226,10 +226,14 @@ def svm_predict(svc: Any, x: np.ndarray) -> np.ndarray:
     formula (‖x‖² + ‖s‖² − 2 x·s), and their sign gives the class. They differ from
     libsvm's in the last bits only, so a label could differ only where the decision value
     is within rounding of 0: those rows (|value| < ``_NEAR_TIE``) take libsvm's label.
+    γ is read from the fit (a private attribute of scikit-learn's ``SVC``); without it,
+    this is ``svc.predict(x)``.
     """
     x = np.asarray(x, dtype=np.float64)
+    gamma = getattr(svc, "_gamma", None)  # the fit's γ ("auto": 1 / features; "scale": 1 / (features · Var X))
+    if not isinstance(gamma, float) or len(svc.classes_) != 2:  # a scikit-learn that keeps γ elsewhere
+        return svc.predict(x)
     support = svc.support_vectors_
-    gamma = svc._gamma  # the fit's γ ("auto": 1 / features; "scale": 1 / (features · Var X))
     squared = (x * x).sum(axis=1)[:, None] + (support * support).sum(axis=1)[None, :] - 2.0 * (x @ support.T)
     decision = np.exp(-gamma * squared) @ svc.dual_coef_[0] + svc.intercept_[0]
     labels = svc.classes_[(decision > 0).astype(np.intp)]
