@@ -9,7 +9,9 @@ all-pairs covering array (every pair of values of two options is in some row; no
 full product) is one in-process call of the CLI's ``main`` on tiny models: two tied
 static models, a debiased variant (``+hard-debias``) and a tiny BERT.
 
-Values that cost the most (:data:`ALONE`) are tried once each, on a row of their own.
+Values that cost the most (:data:`ALONE`) are tried once each, on a row of their own; pairs
+of values that cost the most together (:data:`COSTLY_TOGETHER`) share a row only where a
+pair the covering array must cover needs both.
 Values that must be refused (``--device cuda`` without a CUDA device, a scheduler that
 does not answer, a cap of one subquery) and pairs that exclude each other (contexts with
 templates, ``--higher-is-better`` without an external table, ``--vary`` without an
@@ -91,6 +93,17 @@ REFUSED = {("device", "cuda"): "CUDA", ("max_subqueries", "1"): "subqueries",
 #: beside every other option's first value; not crossed pairwise, so the suite stays within
 #: its two minutes.
 ALONE = {("queries", "gender"), ("template_set", "seat")}
+#: Pairs of values that cost the most together: the tiny BERT among the models of a run with
+#: two worker processes (each worker that reads an encoder imports torch and transformers,
+#: ~4 s of CPU). The covering array puts them in one row only where it must (a pair such as
+#: ``--vary`` with ``--workers 2`` needs the encoder), every pair still covered.
+COSTLY_TOGETHER = {(("models", "hf:{bert}"), ("workers", "2"))}
+
+
+def _costly(row: dict[str, list[str] | None]) -> int:
+    """How many pairs of :data:`COSTLY_TOGETHER` ``row`` holds."""
+    return sum(all(row.get(dest) is not None and row[dest][-1] == value for dest, value in pair)
+               for pair in COSTLY_TOGETHER)
 
 
 def _excluded(row: dict[str, list[str] | None]) -> str | None:
@@ -160,6 +173,9 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
     def fits(row: dict[str, int]) -> bool:
         return _excluded({n: values[n][i] for n, i in row.items()}) is None
 
+    def costly(row: dict[str, int]) -> int:
+        return _costly({n: values[n][i] for n, i in row.items()})
+
     position = {n: k for k, n in enumerate(names)}
 
     def key(m: str, i: int, n: str, j: int) -> tuple[str, int, str, int]:
@@ -172,7 +188,7 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
         open_pair[first[a] + i, first[b] + j] = open_pair[first[b] + j, first[a] + i] = 1
     rows = [] if uncovered else [dict.fromkeys(names, 0)]  # no pair to cover (one option, or none): one row
     while uncovered:
-        best: tuple[int, dict[str, int]] | None = None
+        best: tuple[tuple[int, int], dict[str, int]] | None = None
         ordered = sorted(uncovered)  # the same for every candidate of this row
         for c in range(candidates):
             a, i, b, j = ordered[0] if c == 0 else ordered[rng.integers(len(ordered))]
@@ -184,12 +200,13 @@ def all_pairs(space: list[tuple[str, list]], candidates: int = 30) -> list[dict[
             newly = open_pair[first[a] + i] + open_pair[first[b] + j]
             for n in order:
                 choices = [v for v in range(sizes[n]) if fits({**row, n: v})]
-                row[n] = max(choices, key=lambda v, n=n: (newly[first[n] + v], -v))
+                # a costly pair only when no other value fits
+                row[n] = max(choices, key=lambda v, n=n, row=row: (-costly({**row, n: v}), newly[first[n] + v], -v))
                 newly += open_pair[first[n] + row[n]]
             ids = [first[n] + row[n] for n in names]
             gained = int(open_pair[np.ix_(ids, ids)].sum()) // 2
-            if best is None or gained > best[0]:
-                best = (gained, row)
+            if best is None or (-costly(row), gained) > best[0]:
+                best = ((-costly(row), gained), row)
         assert best is not None
         row = best[1]
         for x, y in itertools.combinations(names, 2):
