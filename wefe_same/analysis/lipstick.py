@@ -230,17 +230,27 @@ def svm_predict(svc: Any, x: np.ndarray) -> np.ndarray:
     this is ``svc.predict(x)``.
     """
     x = np.asarray(x, dtype=np.float64)
-    gamma = getattr(svc, "_gamma", None)  # the fit's γ ("auto": 1 / features; "scale": 1 / (features · Var X))
-    if not isinstance(gamma, float) or len(svc.classes_) != 2:  # a scikit-learn that keeps γ elsewhere
+    decision = svm_decision(svc, x)
+    if decision is None:
         return svc.predict(x)
-    support = svc.support_vectors_
-    squared = (x * x).sum(axis=1)[:, None] + (support * support).sum(axis=1)[None, :] - 2.0 * (x @ support.T)
-    decision = np.exp(-gamma * squared) @ svc.dual_coef_[0] + svc.intercept_[0]
     labels = svc.classes_[(decision > 0).astype(np.intp)]
     near = np.abs(decision) < _NEAR_TIE
     if near.any():
         labels[near] = svc.predict(x[near])
     return labels
+
+
+def svm_decision(svc: Any, x: np.ndarray) -> np.ndarray | None:
+    """The decision values Σ_i α_i exp(−γ‖x − s_i‖²) + b of a fitted two-class RBF ``SVC``
+    on the float64 rows ``x`` (positive: ``classes_[1]``), as its ``decision_function``
+    up to rounding; None when the fit's γ (a private attribute of scikit-learn's ``SVC``)
+    is not there."""
+    gamma = getattr(svc, "_gamma", None)  # the fit's γ ("auto": 1 / features; "scale": 1 / (features · Var X))
+    if not isinstance(gamma, float) or len(svc.classes_) != 2:  # a scikit-learn that keeps γ elsewhere
+        return None
+    support = svc.support_vectors_
+    squared = (x * x).sum(axis=1)[:, None] + (support * support).sum(axis=1)[None, :] - 2.0 * (x @ support.T)
+    return np.exp(-gamma * squared) @ svc.dual_coef_[0] + svc.intercept_[0]
 
 
 def male_neighbours(queries: np.ndarray, pool: np.ndarray, query_rows: np.ndarray, male: np.ndarray, k: int, *,

@@ -21,7 +21,8 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
 
 
 def _cosines(A: np.ndarray, T: np.ndarray) -> np.ndarray:
-    return A @ (column_mean(T) / np.linalg.norm(column_mean(T)))
+    mean = column_mean(T)
+    return A @ (mean / np.linalg.norm(mean))
 
 
 def _from_cosines(n_words: int, sims: list[np.ndarray], rho: Callable[[np.ndarray, np.ndarray], float]) -> MetricResult:

@@ -22,6 +22,11 @@ NAN_POLICY_NAMES = ("skip", "propagate", "common")
 OVERALL = "overall"
 Scores = TypeVar("Scores", pd.DataFrame, pd.Series, np.ndarray)
 
+def _check_policy(nan_policy: str) -> None:
+    if nan_policy not in NAN_POLICY_NAMES:
+        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip', 'propagate' or 'common'", nan_policy))
+
+
 def to_bias_scale(values: Scores, spec: MetricSpec) -> Scores:
     """Map scores (a frame, series or array) onto the scale whose mean is monotone in the metric's order."""
     if spec.order == "abs":
@@ -60,8 +65,7 @@ def aggregate(
         The overall column is the mean of the query-set aggregates weighted by query-set
         size (Badilla et al. 2020, §4.2).
     """
-    if nan_policy not in NAN_POLICY_NAMES:
-        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip', 'propagate' or 'common'", nan_policy))
+    _check_policy(nan_policy)
     skipna = nan_policy != "propagate"
     scaled = to_bias_scale(scores, spec)
     used = common_columns(scores) if nan_policy == "common" else list(scores.columns)
@@ -95,8 +99,7 @@ def overall_per_row(
     contiguous row summed as pandas sums a one-row frame, over their count. With one
     model, "common" keeps every subquery (see :func:`common_columns`) and is "skip".
     """
-    if nan_policy not in NAN_POLICY_NAMES:
-        raise MetricError(bad_parameter("nan_policy", "aggregate", "'skip', 'propagate' or 'common'", nan_policy))
+    _check_policy(nan_policy)
     scaled = to_bias_scale(np.asarray(values, dtype=np.float64), spec)
     sets = list(dict.fromkeys(column_sets[c] for c in columns))
     per_set = np.empty((len(values), len(sets)))
