@@ -108,3 +108,24 @@ def test_pages_are_balanced():
     assert [s.stop - s.start for s in pages(100, 40)] == [34, 34, 32]
     assert [s.stop - s.start for s in pages(40, 40)] == [40]
     assert pages(0, 40) == [slice(0, 0)]
+
+
+def test_laying_out_without_a_draw_gives_the_files_of_a_full_draw(monkeypatch):
+    """``rendering._fix_layout`` runs the layout engine alone; the files (SVG: every position
+    is written as a number) and notes equal those laid out by a whole draw without output,
+    as before: a heatmap beside its colour bar, panels with a shared legend, bars."""
+    from wefe_same.output import rendering
+
+    jobs, _ = figure_jobs(synthetic_run(n_models=3, n_bases=1), "paper")
+    chosen = [j for j in jobs if j.stem in ("correlations", "debias_effect", "accumulated_rankings")]
+    assert len(chosen) == 3
+    ours = [render(job, ["svg"]) for job in chosen]
+
+    def by_a_draw(fig):
+        fig.draw_without_rendering()
+        fig.set_layout_engine("none")
+        fig.set_layout_engine(None)
+
+    monkeypatch.setattr(rendering, "_fix_layout", by_a_draw)
+    assert [render(job, ["svg"]) for job in chosen] == ours
+    assert all(files for files, _ in ours)

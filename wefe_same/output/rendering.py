@@ -110,8 +110,16 @@ def _code_key() -> str:
 
 def _fix_layout(fig: Figure) -> None:
     """Lay the figure out once, then keep that layout for every format (a layout engine
-    would redo it, with an extra draw, in each ``savefig``)."""
-    fig.draw_without_rendering()
+    would redo it, with an extra draw, in each ``savefig``).
+
+    The engine is run as ``Figure.draw`` runs it first (a ``ValueError`` ignored), without
+    the rest of a draw: the files are byte-identical to laying out by
+    ``draw_without_rendering``, at about half its cost (tests/output/test_figure_layout.py).
+    """
+    engine = fig.get_layout_engine()
+    if engine is not None and fig.axes:
+        with contextlib.suppress(ValueError):
+            engine.execute(fig)
     fig.set_layout_engine("none")  # keeps the positions found ...
     fig.set_layout_engine(None)  # ... and drops the placeholder engine that still costs a draw
 
