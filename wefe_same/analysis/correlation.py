@@ -39,19 +39,20 @@ def correlations(rankings: pd.DataFrame, method: CorrelationMethod = "spearman")
 
     test = stats.spearmanr if method == "spearman" else stats.kendalltau
     cols = list(rankings.columns)
-    rho = pd.DataFrame(np.nan, index=cols, columns=cols)
-    pval = rho.copy()
-    for i, a in enumerate(cols):
-        for b in cols[i:]:
-            pair = rankings[[a, b]].astype(float).to_numpy()
+    values = rankings.astype(float).to_numpy()  # numpy per pair: pandas indexing cost more than the test
+    rho, pval = np.full((len(cols), len(cols)), np.nan), np.full((len(cols), len(cols)), np.nan)
+    for i in range(len(cols)):
+        for j in range(i, len(cols)):
+            pair = values[:, [i, j]]
             pair = pair[~np.isnan(pair).any(axis=1)]
             if len(pair) < 3 or min(len(np.unique(pair[:, 0])), len(np.unique(pair[:, 1]))) < 2:
                 continue
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore", stats.ConstantInputWarning)
                 res = test(pair[:, 0], pair[:, 1])
-            rho.loc[a, b] = rho.loc[b, a] = res.statistic
-            pval.loc[a, b] = pval.loc[b, a] = res.pvalue
+            rho[i, j] = rho[j, i] = res.statistic
+            pval[i, j] = pval[j, i] = res.pvalue
+    rho, pval = (pd.DataFrame(m, index=cols, columns=cols) for m in (rho, pval))
     for df in (rho, pval):
         df.index.name, df.columns.name = "metric", "metric"
     return rho, pval
