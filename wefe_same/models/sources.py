@@ -76,11 +76,10 @@ class ArraySource(ModelSource):
 
     def _lazy_index(self) -> dict[str, int]:
         if self._index is None:
-            # The first occurrence wins, as in gensim when a vocabulary repeats a word.
-            index: dict[str, int] = {}
-            for i, w in enumerate(self._words):
-                index.setdefault(str(w), i)
-            self._index = index
+            # The first occurrence wins, as in gensim when a vocabulary repeats a word: built
+            # from the end, so an earlier row overwrites a later one (one C-level pass).
+            words = list(map(str, self._words))
+            self._index = dict(zip(reversed(words), range(len(words) - 1, -1, -1)))
         return self._index
 
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
