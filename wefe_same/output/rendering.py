@@ -114,7 +114,8 @@ def _fix_layout(fig: Figure) -> None:
 
     The engine is run as ``Figure.draw`` runs it first (a ``ValueError`` ignored), without
     the rest of a draw: the files are byte-identical to laying out by
-    ``draw_without_rendering``, at about half its cost (tests/output/test_figure_layout.py).
+    ``draw_without_rendering`` (tests/output/test_paper_figures.py), and the layout step
+    costs about half as much (benchmarks/bench_figure_layout.py).
     """
     engine = fig.get_layout_engine()
     if engine is not None and fig.axes:
