@@ -54,6 +54,7 @@ SAMPLES: dict[str, list[list[str] | None]] = {
     "missing_threshold": [None, ["--missing-threshold", "0"], ["--missing-threshold", "1"]],
     "max_subqueries": [None, ["--max-subqueries", "1"]],
     "permutations": [None, ["--permutations", "0"]],
+    "correlation_resamples": [None, ["--correlation-resamples", "1000"]],
     "bootstrap": [None, ["--bootstrap", "20"]],
     "bootstrap_words": [None, ["--bootstrap-words", "10"]],
     "halves": [None, ["--halves", "4"]],

@@ -34,6 +34,9 @@ def rank(
     ties: str = "min",
     nan_policy: str = "skip",
     correlation: str = "spearman",
+    correlation_pvalues: str = "exact",
+    correlation_resamples: int = 100_000,
+    p_adjust: str = "holm",
     permutations: int = 10_000,
     bootstrap: int = 0,
     bootstrap_words: int = 0,
@@ -101,6 +104,21 @@ def rank(
         defined score defines, so that the ranking compares like with like. Whenever
         models are scored on different subqueries of a metric the run warns, naming them.
     correlation : {"spearman", "kendall"}
+    correlation_pvalues : {"exact", "asymptotic"}, default "exact"
+        P-values of the correlations (``correlation_pvalues``, ``correlation_tests``, the
+        report's hover; also ``aggregation_agreement``): the two-sided test of no
+        association against the exact null of the pair, ties kept as they are — every
+        order enumerated up to 10 models, a seeded permutation test of
+        ``correlation_resamples`` resamples above (its Monte Carlo error in ``mc_error``),
+        Kendall without ties from scipy's exact distribution. "asymptotic": scipy's t
+        (Spearman) or normal (Kendall) approximation, far off with few models.
+    correlation_resamples : int >= 1, default 100 000
+        Resamples of the permutation test of a correlation above 10 models.
+    p_adjust : {"holm", "bh"}, default "holm"
+        Adjustment for the k(k−1)/2 tests of the correlation table (Holm 1979, family-wise
+        error; Benjamini & Hochberg 1995, false discovery rate), in
+        ``correlation_pvalues_adjusted`` and ``correlation_tests.p_adjusted``; the raw
+        values stay in ``correlation_pvalues``.
     permutations : int >= 0, default 10 000
         Sampled splits of the WEAT permutation test when there are more than 100 000
         (otherwise exact); 0 skips the test.

@@ -21,6 +21,8 @@ from wefe_same.run.choices import (
     DEFAULT_QUERIES,
     LIKELIHOOD_SCORINGS,
     NAN_POLICIES,
+    P_ADJUSTMENTS,
+    PVALUE_METHODS,
     TIES,
     UNICODE_ERRORS,
 )
@@ -385,6 +387,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "defines) (default: %(default)s)")
     p.add_argument("--correlation", choices=CORRELATIONS, default="spearman",
                    help="correlation between rankings (default: %(default)s)")
+    p.add_argument("--correlation-pvalues", choices=PVALUE_METHODS, default="exact",
+                   help="p-values of the correlations: exact (every order up to 10 models, a seeded "
+                        "permutation test above) or asymptotic (scipy's approximation) (default: %(default)s)")
+    p.add_argument("--correlation-resamples", type=int, default=100_000, metavar="R",
+                   help="resamples of the correlations' permutation test above 10 models (default: %(default)s)")
+    p.add_argument("--p-adjust", choices=P_ADJUSTMENTS, default="holm",
+                   help="adjustment of the correlation table's p-values for its many tests, written to "
+                        "correlation_pvalues_adjusted.csv: holm or bh (Benjamini-Hochberg) (default: %(default)s)")
     p.add_argument("--permutations", type=int, default=10_000,
                    help="sampled splits of the WEAT permutation test when there are more than "
                         "100 000 (else exact); 0 skips it (default: %(default)s)")

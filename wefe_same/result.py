@@ -44,7 +44,17 @@ class RankResult:
     rankings : DataFrame
         Models × metrics, 1 = least biased, nullable integers.
     correlations, correlation_pvalues : DataFrame
-        Metrics × metrics, rank correlation between the ranking columns and its p-value.
+        Metrics × metrics, rank correlation between the ranking columns and its raw
+        p-value: exact (every order enumerated) up to 10 models, a seeded permutation
+        test above, scipy's approximation only with ``correlation_pvalues="asymptotic"``;
+        ``correlation_tests`` says which method made each value.
+    correlation_pvalues_adjusted : DataFrame or None
+        Metrics × metrics, the p-values adjusted for the table's k(k−1)/2 tests (Holm by
+        default, ``p_adjust="bh"`` for Benjamini–Hochberg); NaN on the diagonal.
+    correlation_tests : DataFrame or None
+        One row per pair of columns: metric_a, metric_b, n_models, rho, p_value, p_method
+        (exact, permutation or asymptotic), mc_error (of a permutation p-value),
+        p_adjusted, adjustment.
     by_query_set : DataFrame
         Long format: query_set, metric, model, value, rank, n_subqueries, n_defined.
     details : DataFrame
@@ -123,6 +133,8 @@ class RankResult:
     details: pd.DataFrame
     lookups: pd.DataFrame
     manifest: dict[str, Any] = field(default_factory=dict)
+    correlation_pvalues_adjusted: pd.DataFrame | None = None
+    correlation_tests: pd.DataFrame | None = None
     word_bias: pd.DataFrame | None = field(default=None, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None

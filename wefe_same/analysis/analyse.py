@@ -16,7 +16,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
-from wefe_same.analysis.correlation import CorrelationMethod, correlations
+from wefe_same.analysis.correlation import CorrelationMethod, adjusted_matrix, correlation_tests, correlations
 from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
@@ -24,6 +24,7 @@ from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
+from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
 from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
 from wefe_same.errors import WefeSameWarning
 from wefe_same.likelihood.evaluate import MEASURES, likelihood_name
@@ -45,6 +46,12 @@ class AnalysisPlan(Protocol):
     @property
     def correlation(self) -> CorrelationMethod: ...
     @property
+    def correlation_pvalues(self) -> PValueMethod: ...
+    @property
+    def correlation_resamples(self) -> int: ...
+    @property
+    def p_adjust(self) -> PAdjust: ...
+    @property
     def bootstrap(self) -> int: ...
     @property
     def bootstrap_words(self) -> int: ...
@@ -59,7 +66,8 @@ class AnalysisPlan(Protocol):
 
 
 #: The further long tables of an analysis, in the order a run computes them.
-EXTRA_TABLES = ("word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
+EXTRA_TABLES = ("correlation_tests",
+                "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
                 "debias_effect", "debias_summary", "debias_lipstick", "measurement_sensitivity")
 
 
@@ -71,6 +79,8 @@ class Analysis:
     rankings: pd.DataFrame
     correlations: pd.DataFrame
     correlation_pvalues: pd.DataFrame
+    correlation_pvalues_adjusted: pd.DataFrame
+    correlation_tests: pd.DataFrame | None = None
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -153,8 +163,14 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if fixed_values:
         aggregates = aggregates.join(pd.concat(fixed_values, axis=1))
         rankings = rankings.join(fixed)
-    rho, pvalues = correlations(rankings, plan.correlation)
-    out = Analysis(aggregates, rankings, rho, pvalues, set_apart=[] if fixed is None else list(fixed.columns))
+    # One cache of null distributions per run: every pair with the same number of models
+    # and tie patterns shares one enumeration (or one seeded set of resamples).
+    nulls = NullCache(resamples=plan.correlation_resamples, random_state=stream_seed(plan.seed, "correlation"))
+    rho, pvalues = correlations(rankings, plan.correlation, pvalues=plan.correlation_pvalues, cache=nulls)
+    tests = correlation_tests(rankings, plan.correlation, pvalues=plan.correlation_pvalues, p_adjust=plan.p_adjust,
+                              cache=nulls)
+    out = Analysis(aggregates, rankings, rho, pvalues, adjusted_matrix(tests, list(rankings.columns)),
+                   correlation_tests=tests, set_apart=[] if fixed is None else list(fixed.columns))
     # Warned here; the run's WarningLog puts them in RankResult.warnings, the manifest and the report.
     # Models scored on different subqueries of a metric; why a metric ranks no model; why a
     # correlation is undefined (said here, not only in details.csv).
@@ -184,7 +200,8 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if effect is not None:
         out.debias_effect, out.debias_summary = effect
     if len(plan.specs) > 1:
-        ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties)
+        ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties,
+                                                 pvalues=plan.correlation_pvalues, cache=nulls)
         out.aggregation = ranks_by
         out.aggregation_agreement = taus
     return out

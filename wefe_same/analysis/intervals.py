@@ -120,7 +120,7 @@ def summarize_draws(
     series = [oriented[:, :, k] for k in range(len(names))] + [
         np.broadcast_to(fixed_values[:, j], draws.shape[:2]) for j in range(len(extra))]
     point_table = rankings[names].join(fixed_part) if fixed_part is not None else rankings[names]
-    point, _ = correlations(point_table, "spearman")
+    point, _ = correlations(point_table, "spearman", pvalues=None)
     corr_rows = []
     for i, a in enumerate(columns):
         for j in range(i + 1, len(columns)):

@@ -16,7 +16,10 @@ The per-metric rankings are combined into one overall ranking in three ways:
 
 In each, a lower score is less biased and gets rank 1. Metrics that rank no model are
 left out. The orders are compared with Kendall's tau-b (``scipy.stats.kendalltau``) on
-the scores, over the models that have both, and the models whose rank changes are named.
+the scores, over the models that have both, with the exact p-value of
+:func:`~wefe_same.analysis.significance.correlation_pvalue` (scipy's exact distribution
+without ties, the enumerated or permuted conditional null with them), and the models
+whose rank changes are named.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.ranking import Ties, rank_values
+from wefe_same.analysis.significance import NullCache, PValue, PValueMethod, correlation_pvalue
 from wefe_same.errors import MetricError, WefeSameWarning, bad_parameter
 
 METHODS = ("mean", "borda", "median")
@@ -72,6 +76,9 @@ def aggregation_sensitivity(
     rankings: pd.DataFrame,
     specs: Sequence[Any],
     ties: Ties = "min",
+    *,
+    pvalues: PValueMethod = "exact",
+    cache: NullCache | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The overall ranking under the mean of normalised aggregates, Borda and the median rank.
 
@@ -84,6 +91,8 @@ def aggregation_sensitivity(
     specs : metric specs (``name`` and ``order``)
     ties : {"min", "average", "max", "dense", "first"}
         Tie rule of the overall ranks.
+    pvalues, cache : the p-values' method and the run's null distributions, as in
+        :func:`~wefe_same.analysis.correlation.correlations`.
 
     Returns
     -------
@@ -92,7 +101,8 @@ def aggregation_sensitivity(
         metrics_used (metrics that rank the model), changes (True when the three ranks
         are not all equal).
     agreement : DataFrame, one row per pair of methods
-        method_a, method_b, kendall_tau, p_value, n_models, moved (the models whose rank
+        method_a, method_b, kendall_tau, p_value, p_method, mc_error (as in
+        :func:`~wefe_same.analysis.correlation.correlation_tests`), n_models, moved (the models whose rank
         differs between the two, "; "-joined, in run order).
     """
     if ties not in TIES:
@@ -129,17 +139,19 @@ def aggregation_sensitivity(
 
     from scipy import stats  # lazily: importing scipy.stats takes ~1 s
 
+    cache = NullCache() if cache is None else cache
     rows = []
     for i, a in enumerate(METHODS):
         for b in METHODS[i + 1:]:
             x, y = scores[a].to_numpy(float), scores[b].to_numpy(float)
             both = ~(np.isnan(x) | np.isnan(y))
-            tau = pval = np.nan
+            tau, p = np.nan, PValue(np.nan, "")
             if both.sum() >= 2 and len(np.unique(x[both])) > 1 and len(np.unique(y[both])) > 1:
-                res = stats.kendalltau(x[both], y[both])
-                tau, pval = float(res.statistic), float(res.pvalue)
+                tau = float(stats.kendalltau(x[both], y[both]).statistic)
+                p = correlation_pvalue(x[both], y[both], "kendall", pvalues=pvalues, cache=cache)
             ra, rb = ranks[a].astype("float64"), ranks[b].astype("float64")
             moved = [m for m in aggregates.index if not (pd.isna(ra[m]) and pd.isna(rb[m])) and ra[m] != rb[m]]
-            rows.append((a, b, tau, pval, int(both.sum()), "; ".join(map(str, moved))))
-    agreement = pd.DataFrame(rows, columns=["method_a", "method_b", "kendall_tau", "p_value", "n_models", "moved"])
+            rows.append((a, b, tau, p.p_value, p.method, p.mc_error, int(both.sum()), "; ".join(map(str, moved))))
+    agreement = pd.DataFrame(rows, columns=["method_a", "method_b", "kendall_tau", "p_value", "p_method", "mc_error",
+                                            "n_models", "moved"])
     return table, agreement

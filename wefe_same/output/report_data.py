@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wefe_same.output.report_svg import fmt
 from wefe_same.output.tables import ResultTables, safe_name
 from wefe_same.output.word_table import WORD_FIGURE_PREFERENCE, WordSummary, present_pairs, word_rows
 
@@ -52,6 +53,8 @@ class ReportData:
     debias_lipstick: pd.DataFrame | None = None
     #: ``measurement_sensitivity.csv`` (``--vary``), else None.
     measurement: pd.DataFrame | None = None
+    #: ``correlation_tests.csv``: which method made each correlation's p-value, and its adjusted value.
+    correlation_tests: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -125,7 +128,8 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         correlations_ci=result.correlations_ci,
         rank_intervals=_rank_intervals(result.rank_stability, extra.get("word_bootstrap")),
         words=words, word_metric=chosen, debias_effect=extra.get("debias_effect"),
-        debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"))
+        debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"),
+        correlation_tests=extra.get("correlation_tests"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -214,7 +218,10 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         debias_lipstick=_csv(folder / "debias_lipstick.csv", dtype={"base": str, "variant": str, "method": str,
                                                                     "test": str, "reason": str})
         if (folder / "debias_lipstick.csv").is_file() else None,
-        measurement=_optional(folder, "measurement_sensitivity.csv"))
+        measurement=_optional(folder, "measurement_sensitivity.csv"),
+        correlation_tests=_csv(folder / "correlation_tests.csv",
+                               dtype={"metric_a": str, "metric_b": str, "p_method": str, "adjustment": str})
+        if (folder / "correlation_tests.csv").is_file() else None)
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:
@@ -227,3 +234,25 @@ def finite(x: Any) -> bool:
         return bool(np.isfinite(float(x)))
     except (TypeError, ValueError):
         return False
+
+
+#: How the report names an adjustment of correlation_tests.csv.
+_ADJUSTMENTS = {"holm": "Holm-adjusted", "bh": "Benjamini–Hochberg-adjusted"}
+
+
+def pvalue_texts(tests: pd.DataFrame | None) -> dict[tuple[str, str], str]:
+    """(a, b) and (b, a) → "p = 0.083 (exact); Holm-adjusted 0.25", from correlation_tests."""
+    if tests is None or not {"metric_a", "metric_b", "p_value", "p_method", "mc_error", "p_adjusted",
+                             "adjustment"} <= set(tests.columns):
+        return {}
+    v = numbers(tests, ["p_value", "mc_error", "p_adjusted"])
+    out = {}
+    for k, (a, b, method, adjustment) in enumerate(zip(tests["metric_a"], tests["metric_b"],
+                                                       tests["p_method"], tests["adjustment"])):
+        if not np.isfinite(v["p_value"].iat[k]):
+            continue
+        error = f" ± {fmt(v['mc_error'].iat[k], 2)}" if np.isfinite(v["mc_error"].iat[k]) else ""
+        out[(a, b)] = out[(b, a)] = (
+            f"p = {fmt(v['p_value'].iat[k], 3)}{error} ({method}); "
+            f"{_ADJUSTMENTS.get(str(adjustment), str(adjustment))} {fmt(v['p_adjusted'].iat[k], 3)}")
+    return out

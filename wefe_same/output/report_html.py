@@ -28,10 +28,10 @@ from wefe_same.analysis.uneven import cell_note, uneven_metrics
 from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
-from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers
+from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers, pvalue_texts
 from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
-from wefe_same.output.report_terms import MEASUREMENT_LEAD, SCORING_LEAD, glossary
+from wefe_same.output.report_terms import CORRELATION_LEAD, MEASUREMENT_LEAD, SCORING_LEAD, glossary
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.scoring.vectors import FOUND
@@ -290,14 +290,15 @@ def _correlations(data: ReportData) -> str:
             ci[(a, b)] = ci[(b, a)] = f"; 95 % bootstrap interval [{fmt(lo, 2)}, {fmt(hi, 2)}]"
     names = list(rho.index)
     values = rho.to_numpy(float)
-    tips = [[f"{a} × {b}: {kind} {fmt(values[i, j], 3)}, p = {fmt(p.iat[i, j], 3)}{ci.get((a, b), '')}"
-             for j, b in enumerate(rho.columns)] for i, a in enumerate(names)]
+    tested = pvalue_texts(data.correlation_tests)
+    tips = [[f"{a} × {b}: {kind} {fmt(values[i, j], 3)}, {tested.get((a, b), f'p = {fmt(p.iat[i, j], 3)}')}"
+             f"{ci.get((a, b), '')}" for j, b in enumerate(rho.columns)] for i, a in enumerate(names)]
     texts = [["" if not np.isfinite(x) else f"{x:.2f}" for x in row] for row in values]
     svg = heatmap(values, names, list(rho.columns), tips, label=f"{kind} correlation between rankings",
                   grad_id="grad-corr", scale=Scale(-1.0, 1.0, DIVERGING), texts=texts,
                   legend=f"{kind} correlation")
-    return _note(f"{kind} correlation between the rankings of every pair of metrics; hover a cell for its "
-                 "p-value. Empty cells: a metric that ranked too few models.") + _fig(svg)
+    return _note(CORRELATION_LEAD.format(kind=kind)) + _fig(svg)
+
 
 
 def _scores(data: ReportData) -> str:

@@ -23,6 +23,13 @@ SCORING_LEAD = ("Settings scoring=NAME: each masked language model scored under 
                 "Spearman's rho between the two rankings of the models, how many change rank and the largest "
                 "shift (measurement_sensitivity.csv).")
 
+#: The lead of the correlation heatmap ({kind}: Spearman or Kendall).
+CORRELATION_LEAD = ("{kind} correlation between the rankings of every pair of metrics; hover a cell for its raw "
+                    "p-value (two-sided; exact: every order of the models enumerated, up to 10 models, ties kept; "
+                    "permutation: a seeded permutation test above, ± its Monte Carlo error; asymptotic: scipy's "
+                    "approximation, only where asked for) and the p-value adjusted for the table's many tests "
+                    "(correlation_pvalues_adjusted.csv). Empty cells: a metric that ranked too few models.")
+
 #: The terms, as the report states them once.
 TERMS = (
     ("template (t, a)", "how many target sets (social groups) and attribute sets (traits or neutral words) a metric "

@@ -40,6 +40,8 @@ class ResultTables(Protocol):
     @property
     def correlation_pvalues(self) -> pd.DataFrame: ...
     @property
+    def correlation_pvalues_adjusted(self) -> pd.DataFrame | None: ...
+    @property
     def by_query_set(self) -> pd.DataFrame: ...
     @property
     def details(self) -> pd.DataFrame: ...
@@ -165,6 +167,8 @@ def write_csv_tables(result: ResultTables, folder: Path, *, full_tables: bool = 
     result.rankings.to_csv(folder / "rankings.csv")
     result.correlations.to_csv(folder / "correlations.csv")
     result.correlation_pvalues.to_csv(folder / "correlation_pvalues.csv")
+    if result.correlation_pvalues_adjusted is not None:
+        result.correlation_pvalues_adjusted.to_csv(folder / "correlation_pvalues_adjusted.csv")
     result.by_query_set.to_csv(folder / "by_query_set.csv", index=False)
     _csv(result.details, folder, "details", full_tables, later)
     _csv(result.lookups, folder, "lookups", full_tables, later)

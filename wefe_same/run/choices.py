@@ -16,6 +16,10 @@ TIES: tuple[Ties, ...] = ("min", "average", "max", "dense", "first")
 NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate", "common")
 CORRELATIONS: tuple[CorrelationMethod, ...] = ("spearman", "kendall")
 UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
+#: p-values of rank correlations (:mod:`wefe_same.analysis.significance`).
+PVALUE_METHODS: tuple[str, ...] = ("exact", "asymptotic")
+#: Multiple-testing adjustments of a correlation table: Holm, Benjamini–Hochberg.
+P_ADJUSTMENTS: tuple[str, ...] = ("holm", "bh")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 #: ``likelihood_scoring`` (:data:`wefe_same.likelihood.sentences.SCORINGS`, kept equal by a test).
 LIKELIHOOD_SCORINGS = ("authors", "bias-bench", "pll", "aul")

@@ -24,6 +24,7 @@ from typing import Any, Literal
 import pandas as pd
 
 from wefe_same.analysis.lipstick import LipstickSettings
+from wefe_same.analysis.significance import DEFAULT_RESAMPLES, PAdjust, PValueMethod
 from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.likelihood.evaluate import parse_benchmark
 from wefe_same.metrics.registry import MetricSpec, check_options, check_sendable, resolve_metrics
@@ -40,6 +41,8 @@ from wefe_same.run.choices import (
     DEFAULT_QUERIES,
     LIKELIHOOD_SCORINGS,
     NAN_POLICIES,
+    P_ADJUSTMENTS,
+    PVALUE_METHODS,
     TIES,
     UNICODE_ERRORS,
     CorrelationMethod,
@@ -82,6 +85,9 @@ class RankConfig:
     ties: Ties = "min"
     nan_policy: NanPolicy = "skip"
     correlation: CorrelationMethod = "spearman"
+    correlation_pvalues: PValueMethod = "exact"
+    correlation_resamples: int = DEFAULT_RESAMPLES
+    p_adjust: PAdjust = "holm"
     permutations: int = 10_000
     bootstrap: int = 0
     bootstrap_words: int = 0
@@ -122,6 +128,9 @@ class RankConfig:
         check_choice(self.ties, "ties", FUNC, TIES)
         check_choice(self.nan_policy, "nan_policy", FUNC, NAN_POLICIES)
         check_choice(self.correlation, "correlation", FUNC, CORRELATIONS)
+        check_choice(self.correlation_pvalues, "correlation_pvalues", FUNC, PVALUE_METHODS)
+        check_choice(self.p_adjust, "p_adjust", FUNC, P_ADJUSTMENTS)
+        put("correlation_resamples", check_int(self.correlation_resamples, "correlation_resamples", FUNC, minimum=1))
         for name in ("permutations", "bootstrap", "bootstrap_words", "halves"):
             put(name, check_int(getattr(self, name), name, FUNC, minimum=0))  # np.int64 as int
         put("shared_words", check_bool(self.shared_words, "shared_words", FUNC))
@@ -231,7 +240,9 @@ class RankConfig:
         """The options the manifest records (the seed, metrics and queries have entries of their own)."""
         external = self.external
         return {"missing_threshold": self.missing_threshold, "ties": self.ties, "nan_policy": self.nan_policy,
-                "correlation": self.correlation, "permutations": self.permutations, "bootstrap": self.bootstrap,
+                "correlation": self.correlation, "correlation_pvalues": self.correlation_pvalues,
+                "correlation_resamples": self.correlation_resamples, "p_adjust": self.p_adjust,
+                "permutations": self.permutations, "bootstrap": self.bootstrap,
                 "bootstrap_words": self.bootstrap_words, "halves": self.halves, "shared_words": self.shared_words,
                 "quality": list(self.quality), "analogy_vocab": self.analogy_vocab,  # type: ignore[arg-type]
                 "templates": self.templates if isinstance(self.templates, str) else list(self.templates),

@@ -130,6 +130,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
     return RankResult(
         scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,
         correlations=analysed.correlations, correlation_pvalues=analysed.correlation_pvalues,
+        correlation_pvalues_adjusted=analysed.correlation_pvalues_adjusted,
         by_query_set=agg.by_query_set, details=pd.concat([m.details for m in per_model], ignore_index=True),
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
         word_table=words, quality=quality, likelihood=likelihood, likelihood_items=likelihood_items,

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from wefe_same.analysis.significance import DEFAULT_RESAMPLES, PAdjust, PValueMethod
 from wefe_same.errors import QueryError, WefeSameWarning
 from wefe_same.metrics.registry import MetricSpec, is_registered, resolve_metrics
 from wefe_same.models.catalog import resolve_models
@@ -88,6 +89,9 @@ class RunPlan:
     ties: Ties = "min"
     nan_policy: NanPolicy = "skip"
     correlation: CorrelationMethod = "spearman"
+    correlation_pvalues: PValueMethod = "exact"
+    correlation_resamples: int = DEFAULT_RESAMPLES
+    p_adjust: PAdjust = "holm"
     permutations: int = 10_000
     bootstrap: int = 0
     bootstrap_words: int = 0
@@ -173,7 +177,9 @@ def make_plan(config: RankConfig) -> RunPlan:
     load_warnings = tuple(dict.fromkeys(str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)))
     plan = RunPlan(query_sets, tuple(s.name for s in specs), options, seed=config.seed,
                    missing_threshold=config.missing_threshold, ties=config.ties, nan_policy=config.nan_policy,
-                   correlation=config.correlation, permutations=config.permutations, bootstrap=config.bootstrap,
+                   correlation=config.correlation, correlation_pvalues=config.correlation_pvalues,
+                   correlation_resamples=config.correlation_resamples, p_adjust=config.p_adjust,
+                   permutations=config.permutations, bootstrap=config.bootstrap,
                    bootstrap_words=config.bootstrap_words, halves=config.halves,
                    shared_words=config.shared_words, warnings=load_warnings,
                    custom_metrics=tuple(s for s in specs if not is_registered(s)))
