@@ -163,7 +163,13 @@ def _null(a: np.ndarray, b: np.ndarray, statistic: Callable[[np.ndarray, np.ndar
     n = len(a)
     if n <= EXACT_MAX_MODELS:
         orders = cache.orders(n)
-        rows = max(1, _BLOCK_TERMS // (n if statistic is _spearman_statistic else n * (n - 1) // 2))
+        if statistic is _spearman_statistic:
+            # float32 products in BLAS, twice as fast as int64: exact, every sum is an
+            # integer below n * (2n)**2 = 4000 << 2**24
+            af, bf, rows = a.astype(np.float32), b.astype(np.float32), _BLOCK_TERMS // n
+            dots = np.concatenate([np.rint(bf[orders[k:k + rows]] @ af) for k in range(0, len(orders), rows)])
+            return _tally(n * dots.astype(np.int64) - int(a.sum()) * int(b.sum()))
+        rows = max(1, _BLOCK_TERMS // (n * (n - 1) // 2))
         null = np.concatenate([statistic(a, b[orders[k:k + rows]]) for k in range(0, len(orders), rows)])
         return _tally(null)
     from scipy import stats
