@@ -21,8 +21,8 @@ from scipy import stats
 from wefe_same import rank
 from wefe_same.analysis.correlation import correlation_tests, correlations
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
-from wefe_same.cli import main
 from wefe_same.analysis.significance import EXACT_MAX_MODELS, NullCache, adjust_pvalues, correlation_pvalue
+from wefe_same.cli import main
 from wefe_same.metrics.registry import METRICS
 from wefe_same.run.choices import P_ADJUSTMENTS, PVALUE_METHODS
 

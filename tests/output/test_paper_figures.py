@@ -49,7 +49,7 @@ def synthetic_run(n_models: int = N_MODELS, n_bases: int = 8) -> SimpleNamespace
                            for me in METRICS])
     agg = pd.DataFrame({"model": models, "mean_rank": rankings.mean(axis=1).rank(method="min").to_numpy()})
     return SimpleNamespace(correlations=rho, set_apart=[], rankings=rankings, scores=scores, word_table=None,
-                           rank_stability=stability, metric_names=METRICS,
+                           rank_stability=stability, metric_names=METRICS, manifest={"metrics": []},
                            extra={"aggregation": agg, "debias_effect": effect, "robustness": robustness})
 
 

@@ -39,8 +39,11 @@ def signed_scores() -> pd.DataFrame:
     return pd.DataFrame(rng.normal(size=(N, 25)), index=MODELS, columns=[f"gender|q{i}" for i in range(25)])
 
 
-def test_signed_scores_use_a_diverging_map_centred_at_zero_in_rank_order(signed_scores):
-    """100 models are 3 pages of at most 40 (issue 29: a figure fits 7 × 9 in), on one scale."""
+def test_score_pages_share_one_bias_scale_in_rank_order(signed_scores):
+    """100 models are 3 pages of at most 40 (issue 29: a figure fits 7 × 9 in), on one scale:
+    the distance |x| of WEAT (order abs) over the whole matrix (issue 39: not a diverging
+    map of the raw scores, on which the lowest score looked least biased)."""
+    from wefe_same.output.bias_scale import bias_limits
     from wefe_same.output.figure_jobs import _score_jobs
 
     ranks = pd.Series(np.arange(N, 0, -1), index=MODELS)  # the last model ranks first
@@ -50,17 +53,17 @@ def test_signed_scores_use_a_diverging_map_centred_at_zero_in_rank_order(signed_
     for job in jobs:
         fig, notes = job.draw(*job.args)
         image = fig.axes[0].images[0]
-        assert image.get_cmap().name == "RdBu_r"
-        assert image.norm.vmin == -image.norm.vmax == -float(np.abs(signed_scores.to_numpy()).max())
+        assert image.get_cmap().name == "wefe-bias"
+        assert (image.norm.vmin, image.norm.vmax) == bias_limits(np.abs(signed_scores.to_numpy()))[:2]
         shown += [t.get_text() for t in fig.axes[0].get_yticklabels()]
         assert notes == [] and overlapping_labels(fig) == []
     assert shown == MODELS[::-1]
 
 
-def test_one_signed_scores_keep_a_sequential_map():
+def test_scores_are_drawn_on_the_reports_bias_scale():
     scores = pd.DataFrame(np.abs(np.random.default_rng(1).normal(size=(5, 3))), index=MODELS[:5], columns=["a", "b", "c"])
-    fig, _ = draw_scores(scores, "SAME")
-    assert fig.axes[0].images[0].get_cmap().name == "viridis"
+    fig, _ = draw_scores(scores, "SAME", order=("ascending", 0.0))
+    assert fig.axes[0].images[0].get_cmap().name == "wefe-bias"  # tests/output/test_score_colours.py: its colours
 
 
 def test_accumulated_rankings_of_100_models_have_no_overlapping_labels():

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.output import figures as plots
+from wefe_same.output.bias_scale import bias_distance, bias_limits, metric_orders
 from wefe_same.output.notes import Note
 from wefe_same.output.rendering import DPI, FigureJob
 from wefe_same.output.tables import ResultTables, safe_name, unique_stems
@@ -110,18 +111,22 @@ def draw_accumulated(rankings: pd.DataFrame, xmax: float | None = None) -> tuple
 
 
 def draw_scores(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None = None,
-                limits: tuple[float, float] | None = None) -> tuple[Figure | None, list[Note]]:
+                limits: tuple[float, float] | None = None, order: tuple[str, float] = ("abs", 0.0),
+                ) -> tuple[Figure | None, list[Note]]:
     """One figure per metric (or page of one: ``limits``, the whole matrix's colour
-    limits); models in the order of ``ranks`` (their overall rank, see
-    :func:`overall_ranks`; unranked last), so a 100-model heatmap reads from least to most
-    biased and its rows line up with every other metric's."""
+    limits), coloured by the distance from the metric's ideal (``order``: the metric's
+    order and ideal, :func:`~wefe_same.output.bias_scale.metric_orders`); models in the
+    order of ``ranks`` (their overall rank, see :func:`overall_ranks`; unranked last), so
+    a 100-model heatmap reads from least to most biased and its rows line up with every
+    other metric's."""
     if matrix.shape[1] == 0:
         return None, [(None, f"metric {metric!r} has no subqueries", "left out")]
     if ranks is not None:
         matrix = matrix.loc[_in_order(matrix.index, ranks)]
     longest = max((len(plots._shorten(str(c))) for c in matrix.columns), default=1)
     fig = _figure((2.5 + 0.12 * matrix.shape[1], 1.5 + 0.05 * longest + 0.16 * len(matrix)))
-    ax = plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores", limits=limits)
+    ax = plots.score_heatmap(matrix, ax=fig.subplots(), title=f"{metric} scores", limits=limits, order=order[0],
+                             ideal=order[1], metric=metric)
     if ranks is not None:
         ax.set_ylabel("models, least biased first")
     return fig, [(m, "no values", "shown as missing") for m in _empty_rows(matrix)]
@@ -212,9 +217,10 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
     jobs += _accumulated_jobs(result.rankings)
     every = figures == "all"
     if every:
+        orders = metric_orders(result.manifest)
         for metric, matrix in result.scores.items():
             ranks = overall if overall is not None else result.rankings[metric] if metric in result.rankings else None
-            jobs += _score_jobs(matrix, metric, ranks)
+            jobs += _score_jobs(matrix, metric, ranks, orders.get(metric, ("abs", 0.0)))
     notes: list[Note] = []
     words = result.word_table if every else None
     if words is not None and len(words):
@@ -270,16 +276,17 @@ def _accumulated_jobs(rankings: pd.DataFrame) -> list[FigureJob]:
             for k, rows in enumerate(spans)]
 
 
-def _score_jobs(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None) -> list[FigureJob]:
+def _score_jobs(matrix: pd.DataFrame, metric: str, ranks: pd.Series | None,
+                order: tuple[str, float] = ("abs", 0.0)) -> list[FigureJob]:
     """One metric's score heatmap, a page per :data:`PAGE_ROWS` models and
     :data:`PAGE_COLUMNS` subqueries, every page on the whole matrix's colour limits."""
     if ranks is not None:
         matrix = matrix.loc[_in_order(matrix.index, ranks)]
     row_pages, col_pages = pages(len(matrix), PAGE_ROWS), pages(matrix.shape[1], PAGE_COLUMNS)
-    limits = (plots.score_limits(plots.as_floats(matrix).to_numpy())
+    limits = (bias_limits(bias_distance(plots.as_floats(matrix).to_numpy(), *order))[:2]
               if len(row_pages) * len(col_pages) > 1 else None)
     stem = f"scores_{safe_name(metric)}"
-    return [FigureJob(page_stem(stem, k), draw_scores, (part, metric, ranks, limits), cost=1 + part.size / 100)
+    return [FigureJob(page_stem(stem, k), draw_scores, (part, metric, ranks, limits, order), cost=1 + part.size / 100)
             for k, part in enumerate(matrix.iloc[rows, cols] for rows in row_pages for cols in col_pages)]
 
 

@@ -153,24 +153,29 @@ def _shorten(label: str, width: int = 48) -> str:
 
 
 def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None,
-                  cmap: str | None = None, limits: tuple[float, float] | None = None) -> Axes:
-    """One metric's score matrix, models × subqueries; NaN cells are blank and a model
-    without any value is labelled "(no values)".
-
-    Signed scores (some below zero, some above) are drawn with a diverging colour map
-    centred at zero (``RdBu_r``, limits ±max|score|), so the sign reads at a glance and
-    zero is white; scores of one sign keep a sequential map (``viridis``). ``cmap``
-    overrides either; ``limits`` (low, high) are those of the whole matrix when this is a
-    page of it.
+                  order: str = "abs", ideal: float = 0.0, metric: str = "score",
+                  limits: tuple[float, float] | None = None) -> Axes:
+    """One metric's score matrix, models × subqueries, coloured by each score's distance
+    from the metric's ideal in its ``order`` (:mod:`wefe_same.output.bias_scale`): the
+    report's colours, pale at the ideal and dark where most biased, for every metric
+    alike, the legend saying so. NaN cells are the report's grey and a model without any
+    value is labelled "(no values)". ``limits`` (low, high) are the distance limits of
+    the whole matrix when this is a page of it.
     """
+    from matplotlib.colors import LinearSegmentedColormap
+
+    from wefe_same.output.bias_scale import bias_distance, bias_legend, bias_limits
+    from wefe_same.output.report_svg import MISSING, SEQUENTIAL
+
     ax = _axes(ax, (2 + 0.3 * len(scores.columns), 4 + row_height(len(scores.index)) * len(scores.index)))
     values = as_floats(scores).to_numpy()
     empty = np.isnan(values).all(axis=1)
-    low, high = limits if limits is not None else score_limits(values)
-    signed = low < 0 < high
-    image = ax.imshow(np.ma.masked_invalid(values), cmap=cmap or ("RdBu_r" if signed else "viridis"),
-                      aspect="auto", vmin=low, vmax=high)
-    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label="score")
+    distance = bias_distance(values, order, ideal)
+    low, high = limits if limits is not None else bias_limits(distance)[:2]
+    cmap = LinearSegmentedColormap.from_list("wefe-bias", SEQUENTIAL).with_extremes(bad=MISSING)
+    image = ax.imshow(np.ma.masked_invalid(distance), cmap=cmap, aspect="auto", vmin=low, vmax=high,
+                      interpolation="nearest")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.02, label=bias_legend(metric, order, ideal, "\n"))
     ax.set_xticks(range(len(scores.columns)), labels=[_shorten(c) for c in scores.columns],
                   rotation=90, fontsize=5)
     ax.set_yticks(range(len(scores.index)),
@@ -178,22 +183,6 @@ def score_heatmap(scores: pd.DataFrame, *, ax: Axes | None = None, title: str | 
                   fontsize=label_size(len(scores.index)))
     ax.set_title(title or "Scores")
     return ax
-
-
-def score_limits(values: np.ndarray) -> tuple[float, float]:
-    """Colour limits of a score matrix: ±max|x| when it has both signs, else its range.
-
-    >>> score_limits(np.array([[-1.0, 2.0], [np.nan, 0.5]]))
-    (-2.0, 2.0)
-    """
-    finite = values[np.isfinite(values)]
-    if finite.size == 0:
-        return 0.0, 1.0
-    low, high = float(finite.min()), float(finite.max())
-    if low < 0 < high:
-        bound = max(-low, high)
-        return -bound, bound
-    return low, high if high > low else low + 1.0
 
 
 def top_words(word_bias: pd.DataFrame, model: str, *, metric: str = "SAME", component: str = "b",

@@ -1,11 +1,10 @@
 """``report.html``: one self-contained page per results folder.
 
-Everything is inline (style, a small script, SVG figures drawn by :mod:`.report_svg`), so
-the page opens from disk with no network. In order: the overall ranking with the rank
-intervals when the run has them, per-metric rankings (tables that sort and filter), the correlation
-heatmap (p-values on hover), the score heatmaps (values on hover), the most-biased words
-per model and subquery, coverage, warnings and the manifest. Every name that comes from the
-user (models, sets, words) is escaped.
+Everything is inline (style, a small script, SVG figures drawn by :mod:`.report_svg`), so the page
+opens from disk with no network. In order: the overall ranking with the rank intervals when the run
+has them, per-metric rankings (tables that sort and filter), the correlation heatmap (p-values on
+hover), the score heatmaps (values on hover, colours by :mod:`.bias_scale`), the most-biased words
+per model and subquery, coverage, warnings and the manifest. User names are escaped.
 
 It is written with the folder (:func:`write_report`; a failure is a warning, never a lost
 run) and rebuilt from a results folder by ``wefe-same report`` (:func:`rebuild_report`).
@@ -26,6 +25,7 @@ import pandas as pd
 
 from wefe_same.analysis.uneven import cell_note, uneven_metrics
 from wefe_same.errors import OutputError, printable
+from wefe_same.output.bias_scale import SCORES_LEAD, bias_legend, bias_shading, metric_orders
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers, pvalue_texts
@@ -300,18 +300,18 @@ def _correlations(data: ReportData) -> str:
     return _note(CORRELATION_LEAD.format(kind=kind)) + _fig(svg)
 
 
-
 def _scores(data: ReportData) -> str:
     if not data.scores:
         return _note("No score tables in this run.")
-    parts = [_note("Each metric's score per model (rows) and subquery (columns); hover a cell for its value. "
-                   "Signed scores use a diverging scale around 0.")]
+    parts, orders = [_note(SCORES_LEAD)], metric_orders(data.manifest)
     for k, (metric, matrix) in enumerate(data.scores.items()):
         models = [m for m in _overall_order(data) if m in matrix.index] or list(matrix.index)
         m = matrix.reindex(models)
         values = m.to_numpy(float)
+        order, ideal = orders.get(metric, ("abs", 0.0))
+        distance, scale = bias_shading(values, order, ideal)
         svg = value_heatmap(values, models, [str(c) for c in m.columns], metric, label=f"{metric} scores",
-                            grad_id=f"grad-s{k}", legend=metric)
+                            grad_id=f"grad-s{k}", legend=bias_legend(metric, order, ideal), shade=distance, scale=scale)
         order = _metric_orders(data).get(metric, metric)
         parts.append(f"<details open><summary><h3 style=\"display:inline\">{escape(metric)}</h3> "
                      f"<small>{escape(order)}</small></summary>{_fig(svg)}</details>")

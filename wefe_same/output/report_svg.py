@@ -50,13 +50,16 @@ MISSING = "#d9d9d9"
 class Scale:
     """A colour scale from ``low`` to ``high`` over the anchors ``colours``; values beyond
     take the end colours. ``linear`` > 0 makes it a symmetric log scale (linear within
-    ± ``linear``, logarithmic beyond); ``note`` says how the limits were chosen (legend)."""
+    ± ``linear``, logarithmic beyond); ``note`` says how the limits were chosen (legend).
+    ``open_low``: with a note, no value lies below ``low`` (a distance that starts at the
+    ideal), so the legend writes "0", not "≤ 0"."""
 
     low: float
     high: float
     colours: tuple[str, ...]
     linear: float = 0.0
     note: str = ""
+    open_low: bool = True
 
     @classmethod
     def for_values(cls, values: np.ndarray, *, diverging: bool | None = None) -> Scale:
@@ -203,13 +206,15 @@ def fmt(value: float, digits: int = 3) -> str:
 def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], tips: Sequence[Sequence[str]], *,
             label: str, grad_id: str, scale: Scale | None = None,
             texts: Sequence[Sequence[str]] | None = None, legend: str = "",
-            flagged: np.ndarray | None = None) -> str:
+            flagged: np.ndarray | None = None, shade: np.ndarray | None = None) -> str:
     """An SVG heatmap: ``values`` (rows × columns) as coloured cells, ``tips[i][j]`` the
     tooltip of cell (i, j), ``texts[i][j]`` an optional label inside it; a colour bar with
     ``legend`` below (``grad_id``: its gradient's id, unique in the page). ``flagged``
     (booleans, rows × columns) marks cells with the ``flagged`` class (a dashed outline;
-    say why in the tooltip). Every string is escaped here."""
-    values = np.asarray(values, dtype=float)
+    say why in the tooltip). ``shade`` (rows × columns): the numbers that pick the colours
+    when they are not ``values`` (a score's distance from its metric's ideal). Every
+    string is escaped here."""
+    values = np.asarray(values, dtype=float) if shade is None else np.asarray(shade, dtype=float)
     scale = scale or Scale.for_values(values)
     frame = _Frame.of(values.shape, rows, columns, texts, legend, scale.note)
     out = frame.open(label)
@@ -230,8 +235,10 @@ def heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], tip
 
 
 def value_heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str], value_name: str, *,
-                  label: str, grad_id: str, scale: Scale | None = None, legend: str = "") -> str:
-    """A heatmap whose tooltips read "ROW, COLUMN, VALUE_NAME = value" (4 digits).
+                  label: str, grad_id: str, scale: Scale | None = None, legend: str = "",
+                  shade: np.ndarray | None = None) -> str:
+    """A heatmap whose tooltips read "ROW, COLUMN, VALUE_NAME = value" (4 digits); the
+    colours come from ``shade`` where given (see :func:`heatmap`).
 
     Up to :data:`INLINE_CELLS` cells it is :func:`heatmap`; beyond, the cells travel as
     one ``data-cells`` attribute (a JSON object: origin, cell size, labels, the fills
@@ -244,12 +251,14 @@ def value_heatmap(values: np.ndarray, rows: Sequence[str], columns: Sequence[str
         n = values.shape[1]
         tips = [[f"{row}\n{col}\n{value_name} = {tip[i * n + j]}" for j, col in enumerate(columns)]
                 for i, row in enumerate(rows)]
-        return heatmap(values, rows, columns, tips, label=label, grad_id=grad_id, scale=scale, legend=legend)
-    scale = scale or Scale.for_values(values)
+        return heatmap(values, rows, columns, tips, label=label, grad_id=grad_id, scale=scale, legend=legend,
+                       shade=shade)
+    colours = values if shade is None else np.asarray(shade, dtype=float)
+    scale = scale or Scale.for_values(colours)
     frame = _Frame.of(values.shape, rows, columns, None, legend, scale.note)
     cells = {"x": frame.left, "y": frame.top, "w": frame.cell_w, "h": frame.cell_h, "name": value_name,
              "rows": list(rows), "cols": list(columns), "values": "|".join(tip),
-             "fills": "".join(c[1:] for c in scale.fills(values))}
+             "fills": "".join(c[1:] for c in scale.fills(colours))}
     out = frame.open(label, data=json.dumps(cells, ensure_ascii=False, separators=(",", ":")))
     return frame.close(out, scale, legend, grad_id)
 
@@ -343,6 +352,7 @@ def _colour_bar(scale: Scale, x: float, y: float, legend: str, grad_id: str) -> 
         half = math.sqrt(scale.linear * scale.high)
         middle += "".join(f'<text x="{x + px:.0f}" y="{y + 24:.0f}" text-anchor="middle">{escape(fmt(v, 2))}</text>'
                           for px, v in ((BAR_W / 4, -half), (3 * BAR_W / 4, half)))
+    beyond = (beyond[0] if scale.open_low else "", beyond[1])
     return (f'<defs><linearGradient id="{grad_id}">{stops}</linearGradient></defs>'
             f'<rect x="{x:.0f}" y="{y:.0f}" width="{BAR_W:.0f}" height="10" fill="url(#{grad_id})" stroke="#999" '
             f'stroke-width="0.5"/>'

@@ -34,10 +34,10 @@ def make_manifest(config: RankConfig, plan: RunPlan, per_model: Sequence[ModelSc
         "created": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "seed": plan.seed,
         "settings": config.settings(),
-        "metrics": [{"name": s.name, "template": str(s.template), "order": s.order,
+        "metrics": [{"name": s.name, "template": str(s.template), "order": s.order, "ideal": s.ideal,
                      "options": {**{k: repr(v) for k, v in s.options.items()},
                                  **{k: repr(v) for k, v in plan.metric_options.get(s.name, {}).items()}},
-                     **({"ideal": s.ideal, "reference": s.reference, "source": s.origin.manifest()}
+                     **({"reference": s.reference, "source": s.origin.manifest()}
                         if s.origin is not None and not s.origin.builtin else {})}
                     for s in plan.specs],
         "models": [{"name": m.name, "fingerprint_sha256": m.fingerprint, "cache": cache_status.get(m.name, "off"),
