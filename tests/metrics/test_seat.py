@@ -110,3 +110,85 @@ def test_reading_a_seat_file_and_its_errors(tmp_path):
     with pytest.raises(QueryError, match="lacks attr1, attr2"):
         (tmp_path / "m.jsonl").write_text('{"targ1": {"examples": ["a"]}, "targ2": {"examples": ["b"]}}')
         read_seat_file(tmp_path / "m.jsonl")
+
+
+@pytest.fixture(scope="module")
+def seat_bert(tmp_path_factory):
+    from make_seat_fixture import tiny_seat_bert
+
+    return tiny_seat_bert(tmp_path_factory.mktemp("seat") / "bert")
+
+
+@pytest.mark.parametrize("test", ["tiny_exact", "tiny_sampled"])
+def test_seat_command_on_a_seat_file_gives_bias_bench_numbers(test, seat_bert, tmp_path, capsys):
+    from wefe_same.cli import main
+
+    ref = FIXTURE["tests"][test]
+    out = tmp_path / "seat.csv"
+    assert main(["seat", "--models", f"hf:{seat_bert}", "--tests", str(HERE / "seat_data" / f"{test}.jsonl"),
+                 "--permutations", str(ref["n_samples"]), "--seat-p-value", "bias-bench", "--seed", "3",
+                 "--out", str(out)]) == 0
+    assert "effect_size" in capsys.readouterr().out
+    import pandas as pd
+
+    (row,) = pd.read_csv(out).to_dict("records")
+    assert row["effect_size"] == pytest.approx(ref["effect_size"], abs=1e-6)
+    assert row["p_value_method"] == f"{ref['branch']} (bias-bench convention)"
+    if ref["branch"] == "exact":
+        assert row["p_value"] == pytest.approx(ref["p_value"], abs=1e-6)
+    else:
+        p = ref["p_value"]
+        assert abs(row["p_value"] - p) <= 4 * math.sqrt(2 * p * (1 - p) / ref["n_samples"])
+
+
+def test_templates_make_every_sentence_an_item_unless_words_are_asked_for(seat_bert, tmp_path):
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from wefe_same.models.encoders.contexts import seat_templates
+    from wefe_same.run.seat import item_texts, score_seat
+
+    words = tmp_path / "words.jsonl"
+    words.write_text(json.dumps({"targ1": {"category": "f", "examples": ["rose", "daisy", "lily"]},
+                                 "targ2": {"category": "i", "examples": ["ant", "wasp", "moth"]},
+                                 "attr1": {"category": "p", "examples": ["joy", "love"]},
+                                 "attr2": {"category": "u", "examples": ["filth", "crash"]}}), encoding="utf-8")
+    terms = seat_templates()["terms"]
+    sets = item_texts(read_seat_file(words), "sentences", terms, seat_templates()["names"])
+    assert len(sets[0]) == 3 * len(terms) and sets[0][0] == terms[0].replace("{a}", "a").replace("{word}", "rose")
+    model = AutoModel.from_pretrained(seat_bert, dtype=torch.float64).eval()
+    tokenizer = AutoTokenizer.from_pretrained(seat_bert)
+    X, Y, A, B = (encode_hf_sentences(model, tokenizer, s) for s in sets)
+    oracle = seat_test(X, Y, A, B, permutations=1000, random_state=0)  # the encoder checked against bias-bench
+    (sent,) = score_seat([f"hf:{seat_bert}"], [words], templates="seat", permutations=1000).to_dict("records")
+    assert sent["n_target"] == 3 * len(terms) and sent["effect_size"] == pytest.approx(oracle.effect_size, abs=1e-6)
+    assert sent["p_value"] == pytest.approx(oracle.p_value, abs=1e-12) and oracle.method == "sampled"
+    # "words": each word one item, the mean of its template vectors (rank --templates seat)
+    def raw(text):  # the pooled vector before unit length: rank's encoders average these
+        with torch.no_grad():
+            return model(**tokenizer(text, return_tensors="pt"))["last_hidden_state"].mean(dim=1)[0].numpy()
+
+    per_word = [np.vstack([np.mean([raw(t) for t in s[i * len(terms):(i + 1) * len(terms)]], axis=0)
+                           for i in range(len(s) // len(terms))]) for s in sets]
+    word_oracle = seat_test(*per_word, permutations=1000)
+    (word,) = score_seat([f"hf:{seat_bert}"], [words], templates="seat", items="words",
+                         permutations=1000).to_dict("records")
+    assert word["n_target"] == 3 and word["effect_size"] == pytest.approx(word_oracle.effect_size, abs=1e-6)
+    assert abs(word["effect_size"] - sent["effect_size"]) > 1e-3  # other numbers, as the issue says
+
+
+def test_run_module_constants_agree_with_the_maths():
+    from wefe_same.metrics import seat
+    from wefe_same.run import seat as run_seat
+
+    assert run_seat.P_VALUES == seat.P_VALUE_CONVENTIONS and run_seat.SAMPLES == seat.BIAS_BENCH_SAMPLES
+
+
+def test_a_static_model_is_refused_naming_the_item(tmp_path):
+    from conftest import GENDER_WORDS, write_glove
+
+    from wefe_same.run.seat import score_seat
+
+    write_glove(tmp_path / "a.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 4)))
+    with pytest.raises(QueryError, match=r"tiny_exact: model a has no vector for 22 item\(s\), first 'He is an ant.'"):
+        score_seat([str(tmp_path / "a.txt")], [HERE / "seat_data" / "tiny_exact.jsonl"])
