@@ -192,3 +192,12 @@ def test_a_static_model_is_refused_naming_the_item(tmp_path):
     write_glove(tmp_path / "a.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 4)))
     with pytest.raises(QueryError, match=r"tiny_exact: model a has no vector for 22 item\(s\), first 'He is an ant.'"):
         score_seat([str(tmp_path / "a.txt")], [HERE / "seat_data" / "tiny_exact.jsonl"])
+
+
+def test_the_api_function_takes_one_file_and_one_model(seat_bert):
+    from wefe_same import seat
+
+    table = seat(f"hf:{seat_bert}", HERE / "seat_data" / "tiny_exact.jsonl", p_value="bias-bench")
+    assert list(table["test"]) == ["tiny_exact"]
+    assert table["effect_size"][0] == pytest.approx(FIXTURE["tests"]["tiny_exact"]["effect_size"], abs=1e-6)
+    assert table["p_value"][0] == pytest.approx(FIXTURE["tests"]["tiny_exact"]["p_value"], abs=1e-6)
