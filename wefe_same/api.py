@@ -292,7 +292,7 @@ def seat(models: Sequence[str], tests: Sequence[str | Path] | str | Path, *,
     word's template vectors into one item, as ``rank(templates=...)`` does. ``p_value="tool"``
     is (k + 1)/(N + 1) (DESIGN.md), ``"bias-bench"`` bias-bench's ``weat.py`` (exact when
     C(2n, n) ≤ ``permutations``, else (1 + #{s_i ≥ s})/n). One row per (model, test): see
-    docs/guide/seat.md and :mod:`wefe_same.metrics.seat`.
+    docs/guide/seat.md and the module wefe_same.metrics.seat.
     """
     from wefe_same.run.seat import score_seat
     from wefe_same.validation import check_int
