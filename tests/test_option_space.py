@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import json
 import shutil
 from dataclasses import fields
 from pathlib import Path
@@ -82,6 +83,9 @@ SAMPLES: dict[str, list[list[str] | None]] = {
 #: Options of ``quality`` whose values differ from rank's option of the same name.
 SAMPLES_BY_COMMAND: dict[tuple[str, str], list[list[str] | None]] = {
     ("export", "out"): [["--out", "{out}.txt"]],
+    ("seat", "models"): [["--models", "hf:{bert}"]],
+    ("seat", "tests"): [["--tests", "seat.jsonl"], ["--tests", "seat.jsonl", "seat.jsonl"]],
+    ("seat", "out"): [None, ["--out", "{out}.csv"]],
 }
 #: Fields of RankConfig that only the Python API takes: set on the config the CLI builds.
 API_SAMPLES: dict[str, list[object]] = {"progress": [None, False, True]}
@@ -284,6 +288,8 @@ def world(tmp_path_factory):
     (root / "contexts.txt").write_text("".join(f"The {w} spoke first.\nI met the {w} today.\n"
                                                for w in GENDER_WORDS))
     (root / "words.txt").write_text("he\nshe\nnurse\n")
+    (root / "seat.jsonl").write_text(json.dumps({k: {"category": k, "examples": ws} for k, ws in [
+        ("targ1", ["nurse", "doctor"]), ("targ2", ["engineer", "person"]), ("attr1", ["he"]), ("attr2", ["she"])]}))
     # rows for the models of every row only (a row for a model not in the run is refused)
     (root / "external.csv").write_text("model,downstream\na,0.1\nc,0.3\n")
     (root / "zoo.toml").write_text('[[models]]\nspec = "c.txt"\nname = "zoo-c"\nsize = 3\n')
@@ -345,6 +351,8 @@ def test_each_row_finishes_whole_or_is_refused_in_one_line(world, argv, extra, r
             _complete(command, out if command != "export" else Path(f"{out}.txt"))
         elif command == "report":
             _complete("report", root / "results")
+        elif command == "seat":
+            assert "effect_size" in stdout and ("--out" not in argv or Path(f"{out}.csv").is_file())
     else:
         assert code == 2, f"wefe-same {' '.join(argv)}\n{err}"
         said = error_lines(err)

@@ -9,7 +9,8 @@ from importlib.util import find_spec
 # Names load on first use (PEP 562), so that ``wefe-same`` handles Ctrl-C from its first
 # instant: importing numpy/pandas/scipy up front took ~0.9 s during which Ctrl-C printed a traceback.
 _EXPORTS = {
-    "rank": ".api", "load_model": ".api", "export_vectors": ".api", "audit": ".audit", "RankResult": ".result",
+    "rank": ".api", "load_model": ".api", "export_vectors": ".api", "seat": ".api", "audit": ".audit",
+    "RankResult": ".result",
     "MetricError": ".errors", "ModelError": ".errors", "QueryError": ".errors", "WefeSameError": ".errors",
     "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics", "make_metric": ".metrics",
     "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",

@@ -294,3 +294,28 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
     written = write_word2vec_text(Path(out), wanted, found, force=force)
     return written, [w for w in wanted if w not in found]
 
+
+
+def seat(models: Sequence[str], tests: Sequence[str | Path] | str | Path, *,
+         items: Literal["sentences", "words"] = "sentences", templates: Sequence[str] | str | None = None,
+         permutations: int = 100_000, p_value: Literal["tool", "bias-bench"] = "tool",
+         seed: int = 0) -> pd.DataFrame:
+    """SEAT (May et al. 2019) test files scored on sentence encoders, as bias-bench does.
+
+    ``tests`` are SEAT-format files (one JSON object ``{targ1, targ2, attr1, attr2:
+    {category, examples}}``, e.g. bias-bench's ``data/seat/*.jsonl``). ``items="sentences"``
+    (default) makes every sentence an item, encoded alone (``hf:`` mean over all tokens,
+    specials included; ``sbert:`` the model's pooling); with ``templates`` (``"seat"``) each
+    example word becomes one item per template sentence. ``items="words"`` averages each
+    word's template vectors into one item, as ``rank(templates=...)`` does. ``p_value="tool"``
+    is (k + 1)/(N + 1) (DESIGN.md), ``"bias-bench"`` bias-bench's ``weat.py`` (exact when
+    C(2n, n) ≤ ``permutations``, else (1 + #{s_i ≥ s})/n). One row per (model, test): see
+    docs/guide/seat.md and the module wefe_same.metrics.seat.
+    """
+    from wefe_same.run.seat import score_seat
+    from wefe_same.validation import check_int
+
+    check_int(permutations, "permutations", "seat", minimum=0)
+    files = [tests] if isinstance(tests, (str, os.PathLike)) else list(tests)
+    return score_seat([models] if isinstance(models, str) else list(models), files, items=items,
+                      templates=templates, permutations=permutations, p_value=p_value, seed=seed)

@@ -26,6 +26,7 @@ from wefe_same.run.choices import (
     TIES,
     UNICODE_ERRORS,
 )
+from wefe_same.run.seat import add_seat_parser
 
 EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
 EXIT_BAD_INPUT = 2
@@ -473,6 +474,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("models", help="list the built-in catalog and gensim-data names").set_defaults(run=_cmd_models)
     sub.add_parser("metrics", help="list the metric registry").set_defaults(run=_cmd_metrics)
     sub.add_parser("queries", help="list the bundled query sets").set_defaults(run=_cmd_queries)
+    add_seat_parser(sub)
     return parser
 
 
