@@ -81,7 +81,9 @@ def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[st
 
 def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
     """Wang et al. 2020 double-hard debias with the lists of debiasing.toml (flavour=authors:
-    the notebook's pairs and gender-specific words) or bolukbasi.toml (flavour=wefe)."""
+    the notebook's pairs and gender-specific words) or, for flavour=wefe, debiaswe's pairs
+    (bolukbasi.toml) and the list WEFE's users pass as ``ignore``
+    (``fetch_debiaswe()["gender_specific"]``, debiasing.toml ``double_hard_wefe_gender_specific``)."""
     p = method_parameters(DOUBLE_HARD_SUFFIX, options)
     definitional, equalize, specific = _bolukbasi()
     (lists,) = load_queries("debiasing")
@@ -92,6 +94,10 @@ def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> Mod
         definitional = _pairs("debiasing", "double_hard_definitional")
         specific = lists.word_set("double_hard_gender_specific").words
         source = "queries/debiasing.toml double_hard_*, queries/bolukbasi.toml equalize"
+    else:
+        # WEFE's ignore list: fetch_debiaswe()["gender_specific"] (debiaswe's full list).
+        specific = lists.word_set("double_hard_wefe_gender_specific").words
+        source = "queries/bolukbasi.toml definitional, queries/debiasing.toml double_hard_wefe_gender_specific"
     a, b = lists.word_set("double_hard_representation").words
     return DoubleHardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize,
                                     gender_specific=specific, representation=(a, b), words=p["words"],
