@@ -211,7 +211,8 @@ class DoubleHardDebiasedSource(ModelSource):
     base : ModelSource
     definitional, equalize_pairs, gender_specific :
         The lists, as for :class:`HardDebiasedSource`; ``gender_specific`` words are also
-        left out of the test words.
+        left out of the test words (flavour "wefe": WEFE's ``ignore``; its output uses
+        neither the equalise pairs nor a final hard debias).
     representation : (str, str)
         The words whose cosine difference ranks the test words: ("he", "she").
     words : int
@@ -225,7 +226,9 @@ class DoubleHardDebiasedSource(ModelSource):
         flavour "authors": the test words come from the first ``pool`` words (default
         50,000, ``utils.limit_vocab``); all words when None.
     random_state : int, optional
-        Seed of k-means (step 3); default 1 (the authors' notebook) or 0 (flavour "wefe").
+        Seed of k-means (step 3); default 1 (the authors' notebook) or 0 (flavour "wefe",
+        where ``s`` is WEFE run after ``numpy.random.seed(s)``: one stream through the
+        candidates).
     flavour : "authors" or "wefe"
         See the module's docstring.
     """
@@ -337,9 +340,9 @@ class DoubleHardDebiasedSource(ModelSource):
         return words, self.fit.wefe_rows(words, raw).astype(np.float32)
 
     def parameters(self) -> dict[str, Any]:
-        out = {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,
-               "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
-               "random_state": self.random_state}
+        out: dict[str, Any] = {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,
+                              "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
+                              "random_state": self.random_state}
         if self.flavour == "wefe":
             # What changed with issue 39: WEFE's steps, not the paper's (old caches must not match).
             out["steps"] = "wefe-0.4.1"
