@@ -163,15 +163,16 @@ class DoubleHardFit:
     def direction(self) -> np.ndarray:
         return self.components[self.chosen]
 
-    def wefe_rows(self, words: Sequence[str], rows: np.ndarray) -> np.ndarray:
-        """WEFE's output for ``rows`` (the raw vectors of ``words``): the test words
-        become w' − (w'ᵀg) g with w' = (w − μ) − (u_kᵀw) u_k, the others stay as they are."""
+    def wefe_rows(self, words: Sequence[str], rows: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+        """WEFE's output for ``rows`` (the raw vectors of ``words``) as ``dtype``: the test
+        words become w' − (w'ᵀg) g with w' = (w − μ) − (u_kᵀw) u_k (computed in float64),
+        the others stay as they are."""
         assert self.gender is not None
-        out = np.array(rows, dtype=np.float64)
+        out: np.ndarray = np.array(rows, dtype=dtype)
         test = set(self.female) | set(self.male)
         at = [i for i, w in enumerate(words) if w in test]
         if at:
-            cleaned = remove_frequency(out[at], self.mean, self.direction)
+            cleaned = remove_frequency(np.asarray(rows[at], dtype=np.float64), self.mean, self.direction)
             out[at] = cleaned - np.outer(cleaned @ self.gender, self.gender)
         return out
 
@@ -337,7 +338,7 @@ class DoubleHardDebiasedSource(ModelSource):
         if self.flavour == "authors":
             return self.inner.vocabulary(limit)
         words, raw = source_vocabulary(self.base, limit, name=self.base.name)
-        return words, self.fit.wefe_rows(words, raw).astype(np.float32)
+        return words, self.fit.wefe_rows(words, raw, np.float32)
 
     def parameters(self) -> dict[str, Any]:
         out: dict[str, Any] = {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,

@@ -4,7 +4,9 @@ with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi
 
 Double-hard and RAN take ``flavour=authors`` (the default: the authors' code, with the
 lists it uses, from ``queries/debiasing.toml``) or ``flavour=wefe`` (WEFE 0.4.1's
-parameters with debiaswe's lists from ``queries/bolukbasi.toml``).
+parameters with debiaswe's lists from ``queries/bolukbasi.toml``; for double-hard WEFE's
+output itself, with the ``ignore`` list its users pass, debiaswe's full gender-specific
+list, ``queries/debiasing.toml`` ``double_hard_wefe_gender_specific``).
 
 >>> parse_options("words=500, components=3")
 {'words': '500', 'components': '3'}
