@@ -25,11 +25,16 @@ source):
   of the cleaned, not renormalised, definitional pairs, the neutralised test words are
   not renormalised, and k-means (seed 1) sees the male words first; 20 candidates. Their
   code stops at step 3; step 4 is the paper's Algorithm 1 (Bolukbasi's hard debias).
-- ``"wefe"``: the parameters of WEFE 0.4.1's ``DoubleHardDebias`` (test words from the
-  whole vocabulary, 4 candidates, k-means seed 0) with the paper's steps where WEFE
-  departs from it (the direction from the cleaned unit pairs, renormalised before
-  k-means); :func:`component_alignments` takes WEFE's own choices as arguments so that
-  the tests can check every shared step against it.
+- ``"wefe"``: WEFE 0.4.1's ``DoubleHardDebias().fit(...).transform(model, ignore=...)``
+  step by step (``wefe/debias/double_hard_debias.py``): test words from the whole
+  vocabulary minus ``ignore``; the gender direction g is the first principal component of
+  the raw definitional pairs, fixed for every candidate; the test words lose their part
+  along g without renormalising; k-means is scikit-learn's ``KMeans(2)`` with one
+  initialisation (``n_init="auto"`` since scikit-learn 1.4) and one random state shared
+  by the 4 candidates' fits in order, so ``seed=s`` reproduces WEFE run after
+  ``numpy.random.seed(s)``. Only the 2n test words are rewritten, to
+  w'' = w' − (w'ᵀg) g, as WEFE's ``model.update`` does; every other word keeps its raw
+  vector (no hard debias, no equalise, no renormalising).
 """
 
 from __future__ import annotations
@@ -93,20 +98,22 @@ def authors_word(word: str) -> bool:
     return not any(c in string.punctuation for part in word.split("_") for c in part)
 
 
-def kmeans_alignment(vectors: np.ndarray, n_first: int, random_state: int = 0) -> float:
+def kmeans_alignment(vectors: np.ndarray, n_first: int, random_state: int | np.random.RandomState = 0,
+                     n_init: int = 10) -> float:
     """Accuracy of a 2-means clustering of ``vectors`` against (first n_first rows, the rest),
-    as max(a, 1 − a): 1 when the groups are recoverable, 0.5 at chance."""
+    as max(a, 1 − a): 1 when the groups are recoverable, 0.5 at chance. A ``RandomState``
+    is drawn from (and advanced), as scikit-learn does with the global one when unseeded."""
     from sklearn.cluster import KMeans
 
     truth = np.arange(len(vectors)) >= n_first
-    predicted = KMeans(2, n_init=10, random_state=random_state).fit_predict(vectors).astype(bool)
+    predicted = KMeans(2, n_init=n_init, random_state=random_state).fit_predict(vectors).astype(bool)
     a = float(np.mean(predicted == truth))
     return max(a, 1.0 - a)
 
 
 def component_alignments(test_vectors: np.ndarray, n_female: int, mean: np.ndarray, components: np.ndarray,
                          direction: Callable[[np.ndarray], np.ndarray], *, normalize: bool = True,
-                         random_state: int = 0) -> list[float]:
+                         random_state: int | np.random.RandomState = 0, n_init: int = 10) -> list[float]:
     """Step 3: the k-means accuracy after removing each candidate component.
 
     Parameters
@@ -120,6 +127,9 @@ def component_alignments(test_vectors: np.ndarray, n_female: int, mean: np.ndarr
         definitional pairs; WEFE uses one fixed direction.
     normalize : bool
         Renormalise after neutralising (Bolukbasi et al.'s neutralise; WEFE does not).
+    random_state, n_init : the k-means seed (an int: the same seed for each candidate; a
+        ``RandomState``: one stream through the candidates in order, as WEFE's unseeded
+        k-means draws from numpy's global one) and its number of initialisations.
     """
     scores = []
     for u in components:
@@ -128,7 +138,7 @@ def component_alignments(test_vectors: np.ndarray, n_female: int, mean: np.ndarr
         neutral = cleaned - np.outer(cleaned @ g, g) / (g @ g)
         if normalize:
             neutral /= np.linalg.norm(neutral, axis=1, keepdims=True)
-        scores.append(kmeans_alignment(neutral, n_female, random_state))
+        scores.append(kmeans_alignment(neutral, n_female, random_state, n_init))
     return scores
 
 
@@ -141,6 +151,8 @@ class DoubleHardFit:
     female: tuple[str, ...]
     male: tuple[str, ...]
     alignments: tuple[float, ...]
+    #: flavour "wefe": the fixed gender direction (unit, from the raw definitional pairs).
+    gender: np.ndarray | None = None
 
     @property
     def chosen(self) -> int:
@@ -150,6 +162,19 @@ class DoubleHardFit:
     @property
     def direction(self) -> np.ndarray:
         return self.components[self.chosen]
+
+    def wefe_rows(self, words: Sequence[str], rows: np.ndarray, dtype: Any = np.float64) -> np.ndarray:
+        """WEFE's output for ``rows`` (the raw vectors of ``words``) as ``dtype``: the test
+        words become w' − (w'ᵀg) g with w' = (w − μ) − (u_kᵀw) u_k (computed in float64),
+        the others stay as they are."""
+        assert self.gender is not None
+        out: np.ndarray = np.array(rows, dtype=dtype)
+        test = set(self.female) | set(self.male)
+        at = [i for i, w in enumerate(words) if w in test]
+        if at:
+            cleaned = remove_frequency(np.asarray(rows[at], dtype=np.float64), self.mean, self.direction)
+            out[at] = cleaned - np.outer(cleaned @ self.gender, self.gender)
+        return out
 
 
 class FrequencyCleanedSource(ModelSource):
@@ -187,7 +212,8 @@ class DoubleHardDebiasedSource(ModelSource):
     base : ModelSource
     definitional, equalize_pairs, gender_specific :
         The lists, as for :class:`HardDebiasedSource`; ``gender_specific`` words are also
-        left out of the test words.
+        left out of the test words (flavour "wefe": WEFE's ``ignore``; its output uses
+        neither the equalise pairs nor a final hard debias).
     representation : (str, str)
         The words whose cosine difference ranks the test words: ("he", "she").
     words : int
@@ -201,7 +227,9 @@ class DoubleHardDebiasedSource(ModelSource):
         flavour "authors": the test words come from the first ``pool`` words (default
         50,000, ``utils.limit_vocab``); all words when None.
     random_state : int, optional
-        Seed of k-means (step 3); default 1 (the authors' notebook) or 0 (flavour "wefe").
+        Seed of k-means (step 3); default 1 (the authors' notebook) or 0 (flavour "wefe",
+        where ``s`` is WEFE run after ``numpy.random.seed(s)``: one stream through the
+        candidates).
     flavour : "authors" or "wefe"
         See the module's docstring.
     """
@@ -275,30 +303,51 @@ class DoubleHardDebiasedSource(ModelSource):
             groups = (male, female) if self.flavour == "authors" else (female, male)
             test = np.array([matrix[index[w]] for g in groups for w in g], dtype=np.float64)
             del matrix
+            # WEFE: one direction from the raw pairs, for every candidate.
+            fixed = gender_direction(raw_pairs) if self.flavour == "wefe" else None
 
             def direction(u: np.ndarray) -> np.ndarray:
-                # The cleaned pairs: renormalised in the paper's HardDebias; the authors'
-                # notebook (hard_debias, utils.doPCA) takes them as they are.
-                cleaned = remove_frequency(raw_pairs.reshape(-1, raw_pairs.shape[-1]), mean, u)
-                if self.flavour == "wefe":
-                    cleaned /= np.linalg.norm(cleaned, axis=1, keepdims=True)
+                # The authors' notebook (hard_debias, utils.doPCA) re-derives it from the
+                # cleaned pairs, not renormalised; WEFE keeps the raw pairs' direction.
                 bar.update()
+                if fixed is not None:
+                    return fixed
+                cleaned = remove_frequency(raw_pairs.reshape(-1, raw_pairs.shape[-1]), mean, u)
                 return gender_direction(cleaned.reshape(raw_pairs.shape))
 
-            alignments = component_alignments(test, len(groups[0]), mean, components, direction,
-                                              normalize=self.flavour == "wefe", random_state=self.random_state)
-        return DoubleHardFit(mean, components, tuple(female), tuple(male), tuple(alignments))
+            if self.flavour == "wefe":
+                alignments = component_alignments(test, len(groups[0]), mean, components, direction,
+                                                  normalize=False, n_init=1,
+                                                  random_state=np.random.RandomState(self.random_state))
+            else:
+                alignments = component_alignments(test, len(groups[0]), mean, components, direction,
+                                                  normalize=False, random_state=self.random_state)
+        return DoubleHardFit(mean, components, tuple(female), tuple(male), tuple(alignments), fixed)
 
     def lookup(self, words: Collection[str]) -> dict[str, np.ndarray]:
-        return self.inner.lookup(words)
+        if self.flavour == "authors":
+            return self.inner.lookup(words)
+        found = self.base.lookup(words)
+        if not found:
+            return {}
+        keys = list(found)
+        rows = self.fit.wefe_rows(keys, np.array([found[w] for w in keys]))
+        return dict(zip(keys, rows))
 
     def vocabulary(self, limit: int | None) -> tuple[list[str], np.ndarray]:
-        return self.inner.vocabulary(limit)
+        if self.flavour == "authors":
+            return self.inner.vocabulary(limit)
+        words, raw = source_vocabulary(self.base, limit, name=self.base.name)
+        return words, self.fit.wefe_rows(words, raw, np.float32)
 
     def parameters(self) -> dict[str, Any]:
-        return {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,
-                "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
-                "random_state": self.random_state}
+        out: dict[str, Any] = {"flavour": self.flavour, "words": self.n_words, "components": self.n_components,
+                              "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
+                              "random_state": self.random_state}
+        if self.flavour == "wefe":
+            # What changed with issue 39: WEFE's steps, not the paper's (old caches must not match).
+            out["steps"] = "wefe-0.4.1"
+        return out
 
     def describe(self) -> dict[str, str]:
         return {"kind": "double-hard-debias", "method": "Wang et al. 2020", "base": self.base.name,

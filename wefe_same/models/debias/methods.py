@@ -4,7 +4,9 @@ with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi
 
 Double-hard and RAN take ``flavour=authors`` (the default: the authors' code, with the
 lists it uses, from ``queries/debiasing.toml``) or ``flavour=wefe`` (WEFE 0.4.1's
-parameters with debiaswe's lists from ``queries/bolukbasi.toml``).
+parameters with debiaswe's lists from ``queries/bolukbasi.toml``; for double-hard WEFE's
+output itself, with the ``ignore`` list its users pass, debiaswe's full gender-specific
+list, ``queries/debiasing.toml`` ``double_hard_wefe_gender_specific``).
 
 >>> parse_options("words=500, components=3")
 {'words': '500', 'components': '3'}
@@ -81,7 +83,9 @@ def _bolukbasi() -> tuple[list[tuple[str, str]], list[tuple[str, str]], tuple[st
 
 def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
     """Wang et al. 2020 double-hard debias with the lists of debiasing.toml (flavour=authors:
-    the notebook's pairs and gender-specific words) or bolukbasi.toml (flavour=wefe)."""
+    the notebook's pairs and gender-specific words) or, for flavour=wefe, debiaswe's pairs
+    (bolukbasi.toml) and the list WEFE's users pass as ``ignore``
+    (``fetch_debiaswe()["gender_specific"]``, debiasing.toml ``double_hard_wefe_gender_specific``)."""
     p = method_parameters(DOUBLE_HARD_SUFFIX, options)
     definitional, equalize, specific = _bolukbasi()
     (lists,) = load_queries("debiasing")
@@ -92,6 +96,10 @@ def double_hard_debiased(base: ModelSource, name: str, options: str = "") -> Mod
         definitional = _pairs("debiasing", "double_hard_definitional")
         specific = lists.word_set("double_hard_gender_specific").words
         source = "queries/debiasing.toml double_hard_*, queries/bolukbasi.toml equalize"
+    else:
+        # WEFE's ignore list: fetch_debiaswe()["gender_specific"] (debiaswe's full list).
+        specific = lists.word_set("double_hard_wefe_gender_specific").words
+        source = "queries/bolukbasi.toml definitional, queries/debiasing.toml double_hard_wefe_gender_specific"
     a, b = lists.word_set("double_hard_representation").words
     return DoubleHardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize,
                                     gender_specific=specific, representation=(a, b), words=p["words"],
