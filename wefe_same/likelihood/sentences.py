@@ -4,12 +4,13 @@ CrowS-Pairs (a pair of sentences), by ``scoring``:
 
 ``authors`` (default; Nangia et al. 2020, nyu-mll/crows-pairs ``metric.py``)
     masked models: the tokens the two sentences share (a :mod:`difflib` alignment of the
-    token ids), each masked in turn, their log-probabilities summed; the first and last
-    shared token (``[CLS]``, ``[SEP]``) are never masked, and an uncased model's sentences
-    are lower-cased first.
+    token ids, ``sent_less`` first for an ``antistereo`` pair as that code reads it: see
+    :func:`crows_scores`), each masked in turn, their log-probabilities summed; the first
+    and last shared token (``[CLS]``, ``[SEP]``) are never masked, and an uncased model's
+    sentences are lower-cased first.
 ``bias-bench`` (Meade et al. 2022, McGill-NLP/bias-bench ``crows.py``)
-    masked models: the tokens that differ, each masked in turn, their log-probabilities
-    averaged; a pair where one side has no such token is skipped (NaN).
+    masked models: the tokens that differ (aligned in the same order), each masked in turn,
+    their log-probabilities averaged; a pair where one side has no such token is skipped (NaN).
 ``pll`` (Salazar et al. 2020)
     masked models: every token but the special ones, each masked in turn, summed.
 ``aul`` (Kaneko & Bollegala 2022)
