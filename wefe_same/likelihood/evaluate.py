@@ -87,7 +87,8 @@ def score_crows(lm: LanguageModel, pairs: pd.DataFrame, scoring: Scoring = "auth
                 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(items, summary) of CrowS-Pairs: the items with ``sent_more_score``,
     ``sent_less_score`` and ``preferred`` (more, less, neutral, skipped)."""
-    more, less = crows_scores(lm, list(zip(pairs["sent_more"], pairs["sent_less"])), scoring)
+    more, less = crows_scores(lm, list(zip(pairs["sent_more"], pairs["sent_less"])), scoring,
+                              directions=list(pairs["direction"]))
     decimals = _decimals(lm, scoring)
     summary = crows_summary(more, less, list(pairs["bias_type"]), decimals=decimals)
     items = pairs[["item_id", "bias_type", "direction"]].copy()

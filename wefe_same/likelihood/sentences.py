@@ -4,12 +4,13 @@ CrowS-Pairs (a pair of sentences), by ``scoring``:
 
 ``authors`` (default; Nangia et al. 2020, nyu-mll/crows-pairs ``metric.py``)
     masked models: the tokens the two sentences share (a :mod:`difflib` alignment of the
-    token ids), each masked in turn, their log-probabilities summed; the first and last
-    shared token (``[CLS]``, ``[SEP]``) are never masked, and an uncased model's sentences
-    are lower-cased first.
+    token ids, ``sent_less`` first for an ``antistereo`` pair as that code reads it: see
+    :func:`crows_scores`), each masked in turn, their log-probabilities summed; the first
+    and last shared token (``[CLS]``, ``[SEP]``) are never masked, and an uncased model's
+    sentences are lower-cased first.
 ``bias-bench`` (Meade et al. 2022, McGill-NLP/bias-bench ``crows.py``)
-    masked models: the tokens that differ, each masked in turn, their log-probabilities
-    averaged; a pair where one side has no such token is skipped (NaN).
+    masked models: the tokens that differ (aligned in the same order), each masked in turn,
+    their log-probabilities averaged; a pair where one side has no such token is skipped (NaN).
 ``pll`` (Salazar et al. 2020)
     masked models: every token but the special ones, each masked in turn, summed.
 ``aul`` (Kaneko & Bollegala 2022)
@@ -37,6 +38,7 @@ from typing import Literal, get_args
 
 import numpy as np
 
+from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood.lm import LanguageModel, Request, token_log_probs
 
 Scoring = Literal["authors", "bias-bench", "pll", "aul"]
@@ -99,13 +101,27 @@ def _run(lm: LanguageModel, groups: list[list[Request]]) -> list[np.ndarray]:
     return out
 
 
-def crows_scores(lm: LanguageModel, pairs: Sequence[tuple[str, str]], scoring: Scoring = "authors"
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scores of the two sentences of each pair, shape (n_pairs,) each (NaN: pair skipped)."""
+def crows_scores(lm: LanguageModel, pairs: Sequence[tuple[str, str]], scoring: Scoring = "authors",
+                 directions: Sequence[str] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Scores of the two sentences of each pair, shape (n_pairs,) each (NaN: pair skipped).
+
+    ``pairs`` are (``sent_more``, ``sent_less``) and the scores come back in that order.
+    ``directions`` (``stereo``/``antistereo`` per pair) sets the order in which the two
+    sentences are *aligned* for the ``authors`` and ``bias-bench`` scorings: both codes
+    (nyu-mll/crows-pairs @ 8aaac11 ``metric.py`` ``read_data``; McGill-NLP/bias-bench @
+    291426a ``bias_bench/benchmark/crows/crows.py`` ``_read_data``) put ``sent_less`` first
+    for an ``antistereo`` pair before :func:`shared_positions`, and a :mod:`difflib`
+    alignment is not symmetric (its longest-match ties go to the earliest block of the
+    first sequence), so on some pairs the order changes which tokens are shared and hence
+    the scores. Without ``directions`` every pair is aligned as given (``sent_more`` first).
+    ``pll``, ``aul`` and causal models score each sentence alone: the order does not matter.
+    """
+    if directions is not None and len(directions) != len(pairs):
+        raise LikelihoodError(f"crows_scores: {len(directions)} directions for {len(pairs)} pairs")
     tok = lm.tokenizer
     groups: list[list[Request]] = []
     reduce: list[str] = []
-    for s1, s2 in pairs:
+    for k, (s1, s2) in enumerate(pairs):
         if lm.kind == "causal":
             for s in (s1, s2):
                 ids = tok.encode(s)
@@ -116,7 +132,10 @@ def crows_scores(lm: LanguageModel, pairs: Sequence[tuple[str, str]], scoring: S
             s1, s2 = s1.lower(), s2.lower()
         ids1, ids2 = tok.encode(s1), tok.encode(s2)
         if scoring in ("authors", "bias-bench"):
-            t1, t2 = shared_positions(ids1, ids2, equal=scoring == "authors")
+            if directions is not None and directions[k] == "antistereo":  # the authors' sent1 = sent_less
+                t2, t1 = shared_positions(ids2, ids1, equal=scoring == "authors")
+            else:
+                t1, t2 = shared_positions(ids1, ids2, equal=scoring == "authors")
             if scoring == "authors":
                 t1, t2 = t1[1:len(t1) - 1], t2[1:len(t2) - 1]
                 reduce += ["sum", "sum"]
