@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wefe_same.analysis.debias_effect import VERDICT_RULE
 from wefe_same.analysis.uneven import cell_note, uneven_metrics
 from wefe_same.errors import OutputError, printable
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
@@ -325,25 +326,25 @@ def _debias(data: ReportData) -> str:
     has_ci = {"diff_low", "diff_high"} <= set(effect.columns)
     parts = [_note("Each debiased variant beside its base: the overall aggregates (bias scale) of every metric, "
                    "their difference and the rank change (negative = ranked less biased). 'reduced' means the "
-                   "metric finds less bias by its own order" + (
-                       "; the interval is the paired word-bootstrap interval of the difference." if has_ci else
-                       "."))]
-    headers = ["metric", "base", "debiased", "difference", *(["interval"] if has_ci else []), "rank change",
-               "effect"]
+                   f"metric finds less bias by its own order; {VERDICT_RULE['interval' if has_ci else 'tolerance']}. "
+                   "The headline counts only the verdicts that clear it.")]
+    headers = ["metric", "base", "debiased", "difference", *(["interval"] if has_ci else []),
+               *(["tolerance"] if "tolerance" in effect.columns and not has_ci else []), "rank change", "effect"]
     for (base, variant), group in effect.groupby(["base", "variant"], sort=False):
         counts = group["effect"].value_counts()
         rows = []
         for r in group.itertuples():
             cells = [_td(str(r.metric)), _num(float(r.base_score)), _num(float(r.debiased_score)),
                      _num(float(r.difference))]
-            if has_ci:
-                cells.append(_td(f"[{fmt(float(r.diff_low), 3)}, {fmt(float(r.diff_high), 3)}]"))
+            cells += ([_td(f"[{fmt(float(r.diff_low), 3)}, {fmt(float(r.diff_high), 3)}]")] if has_ci else
+                      [_td(f"±{float(r.tolerance):g}")] if "tolerance" in effect.columns else [])
             change = float(r.rank_change) if pd.notna(r.rank_change) else float("nan")
             cells += [_td(f"{change:+.0f}" if np.isfinite(change) else "–", sort=change, numeric=True),
                       _td(str(r.effect))]
             rows.append(cells)
-        summary = (f"{variant} vs {base}: {int(counts.get('reduced', 0))} of {len(group)} metrics say reduced, "
-                   f"{int(counts.get('increased', 0))} increased")
+        n = {k: int(counts.get(k, 0)) for k in ("reduced", "increased", "no change", "undefined")}
+        summary = (f"{variant} vs {base}: {n['reduced']} of {len(group)} metrics say reduced, {n['increased']} "
+                   f"increased, {n['no change']} no change" + (f", {n['undefined']} undefined" * bool(n["undefined"])))
         parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows, label=summary)}")
     return "".join(parts) + lipstick_section(data.debias_lipstick, Cells(_table, _td, _num, _note))
 
