@@ -44,14 +44,18 @@ def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
         if np.isnan(after - before):
             assert row.effect == "undefined"
             continue
-        less_biased = after > before if row.order == "descending" else after < before
-        assert row.effect == ("reduced" if less_biased else "increased")
-        assert row.diff_low <= row.diff_high
+        # with the word bootstrap the verdict is the paired interval's, never the bare sign
+        assert row.basis == "interval" and row.diff_low <= row.diff_high
+        below, above = row.diff_high < 0, row.diff_low > 0
+        if row.order == "descending":
+            below, above = above, below
+        assert row.effect == ("reduced" if below else "increased" if above else "no change")
     summary = pd.read_csv(folder / "debias_summary.csv")
     for s in summary.itertuples():
         counts = effect[effect["variant"] == s.variant]["effect"].value_counts()
-        assert (s.reduced, s.increased, s.undefined, s.metrics) == (
-            counts.get("reduced", 0), counts.get("increased", 0), counts.get("undefined", 0), len(METRICS))
+        assert (s.reduced, s.increased, s.no_change, s.undefined, s.metrics, s.basis) == (
+            counts.get("reduced", 0), counts.get("increased", 0), counts.get("no change", 0),
+            counts.get("undefined", 0), len(METRICS), "interval")
     assert (effect["effect"] == "undefined").sum() == 1  # ECT
     assert (folder / "figures" / "debias_effect.png").is_file()
 
@@ -70,7 +74,8 @@ def test_paired_interval_is_the_difference_of_the_same_draws(tmp_path, toy_query
                                     draws=draws)
     assert effect.loc[0, "difference"] == -0.75
     assert effect.loc[0, ["diff_low", "diff_high"]].tolist() == pytest.approx([-0.75, -0.75])
-    assert summary.loc[0, ["reduced", "reduced_interval"]].tolist() == [1, 1]
+    assert effect.loc[0, ["effect", "basis"]].tolist() == ["reduced", "interval"]
+    assert summary.loc[0, ["reduced", "increased", "no_change", "basis"]].tolist() == [1, 0, 0, "interval"]
 
 
 def test_no_pair_no_table(tmp_path, toy_query):

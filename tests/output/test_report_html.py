@@ -150,7 +150,8 @@ def test_coverage_counts_words_found_and_missing(tmp_path):
     rows = {Page(row).text[0]: Page(row).text for row in coverage.split("<tr>")[2:]}
     assert rows["full"][:3] == ["full", "10", "10"]
     assert rows["partial"][:3] == ["partial", "10", "9"]
-    assert "nurse" in rows["partial"] and "nurse" not in rows["full"]
+    # nurse is in one model only: marked as uneven (issue 39 item 5) in the list of words not found
+    assert "nurse‡" in rows["partial"] and not any("nurse" in t for t in rows["full"][:-1])
 
 
 def test_report_command_rebuilds_the_same_page_and_lists_it(run, tmp_path, capsys):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 import pandas as pd
@@ -26,6 +26,7 @@ from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
 from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
+from wefe_same.analysis.uneven_words import run_sets, uneven_word_warnings
 from wefe_same.errors import WefeSameWarning
 from wefe_same.likelihood.evaluate import MEASURES, likelihood_name
 from wefe_same.likelihood.summary import OVERALL
@@ -63,6 +64,10 @@ class AnalysisPlan(Protocol):
     def column_sets(self) -> Mapping[str, Mapping[str, str]]: ...
     @property
     def weights(self) -> Mapping[str, Mapping[str, int]]: ...
+    @property
+    def missing_threshold(self) -> float: ...
+    @property
+    def subqueries(self) -> Sequence[tuple[MetricSpec, Sequence[Any]]]: ...
 
 
 #: The further long tables of an analysis, in the order a run computes them.
@@ -173,9 +178,13 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
                    correlation_tests=tests, set_apart=[] if fixed is None else list(fixed.columns))
     # Warned here; the run's WarningLog puts them in RankResult.warnings, the manifest and the report.
     # Models scored on different subqueries of a metric; why a metric ranks no model; why a
-    # correlation is undefined (said here, not only in details.csv).
+    # correlation is undefined (said here, not only in details.csv); the words of a set that
+    # some models lack while the set is scored in them (once per set).
     names = [s.name for s in plan.specs]
-    for message in [*uneven_warnings(uneven_metrics(scores, names), plan.nan_policy,
+    lookups = pd.concat([m.lookups for m in per_model], ignore_index=True) if per_model else pd.DataFrame()
+    sets = run_sets([sub.query for _, subs in plan.subqueries for sub in subs])
+    for message in [*uneven_word_warnings(sets, lookups, plan.missing_threshold),
+                    *uneven_warnings(uneven_metrics(scores, names), plan.nan_policy,
                                      per_model_draws=bool(plan.bootstrap_words or plan.halves)),
                     *unranked_metrics(agg.rankings, [m.details for m in per_model], names),
                     *undefined_correlations(rankings, plan.correlation)]:

@@ -8,14 +8,28 @@ with ``NAME=`` is still paired and a model merely named like a variant
 (``glove-6b-50d+hard-debias=word2vec-gnews-weat``, a file ``c+hard-debias.txt``) is not. For every
 pair and fairness metric, :func:`debias_effect` reads the run's own overall aggregates
 (on the bias scale: mean |x| for |x|-ordered metrics, distance to the ideal value for MAC)
-and ranks, so its differences are those of ``aggregates.csv`` exactly. A metric says the
-method *reduced* bias when the debiased aggregate is less biased by the metric's order
-(lower, or higher for the descending ECT), *increased* when it is more biased.
+and ranks, so its differences are those of ``aggregates.csv`` exactly.
 
-With the word-level bootstrap (``bootstrap_words=B``), every draw resamples the same words
-for every model, so the difference of the two models' draws is a paired draw of the
-difference: its percentile interval is reported, and a summary counts the metrics whose
-interval excludes 0.
+A verdict is *reduced*, *increased* or *no change* (*undefined* where an aggregate is NaN),
+never a bare sign:
+
+- With the word-level bootstrap (``bootstrap_words=B``), every draw resamples the same words
+  for every model, so the difference of the two models' draws is a paired draw of the
+  difference. The verdict is *reduced* when its percentile interval lies wholly on the
+  less-biased side of 0 (below 0, or above it for the descending ECT), *increased* when it
+  lies wholly on the other side, *no change* when it holds 0. The paired interval of the
+  difference is used rather than the overlap of the two models' own intervals: the two
+  aggregates are computed on the same resampled words and are correlated, which the overlap
+  rule ignores (two overlapping intervals can still have a difference whose interval
+  excludes 0; Schenker & Gentleman 2001, "On judging the significance of differences by
+  examining the overlap between confidence intervals").
+- Without it, the verdict compares |difference| with the metric's declared
+  ``change_tolerance`` (:class:`~wefe_same.metrics.spec.MetricSpec`, in the metric's own
+  units, listed in docs/guide/metrics/index.md): a difference within it is *no change*
+  (a WEAT difference of −1.3e-5 is not a reduction).
+
+``effect`` holds the verdict, ``tolerance`` the metric's tolerance and ``basis`` what decided
+it (``interval`` or ``tolerance``); the summary counts only the verdicts that cleared it.
 """
 
 from __future__ import annotations
@@ -39,8 +53,17 @@ from wefe_same.models.debias import (
 from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS, ModelSpec, parse_spec
 
 EFFECT_COLUMNS = ["base", "variant", "method", "metric", "order", "base_score", "debiased_score", "difference",
-                  "relative_change", "base_rank", "debiased_rank", "rank_change", "effect"]
-SUMMARY_COLUMNS = ["base", "variant", "method", "metrics", "reduced", "increased", "unchanged", "undefined"]
+                  "relative_change", "base_rank", "debiased_rank", "rank_change", "effect", "tolerance", "basis"]
+SUMMARY_COLUMNS = ["base", "variant", "method", "metrics", "reduced", "increased", "no_change", "undefined", "basis"]
+#: The verdicts, in the summary's column order (``no change`` is the column ``no_change``).
+VERDICTS = ("reduced", "increased", "no change", "undefined")
+#: What decided a verdict, in words (the report's note).
+VERDICT_RULE = {
+    "interval": "the verdict comes from the paired word-bootstrap interval of the difference: 'reduced' or "
+                "'increased' when it excludes 0 on that side, 'no change' when it holds 0",
+    "tolerance": "the verdict counts a difference as a change only beyond the metric's declared tolerance "
+                 "(its own units, in the tolerance column); within it, 'no change'",
+}
 
 
 #: The debiased sources a user builds as objects, and the variant suffix each stands for.
@@ -91,13 +114,32 @@ def _made_from(source: str | ModelSource) -> tuple[ModelSource, str] | None:
     return None
 
 
-def _effect(order: str, difference: float) -> str:
+def _less_biased(order: str, value: float) -> bool:
+    """A change of ``value`` means less bias by the metric's order."""
+    return value > 0 if order == "descending" else value < 0
+
+
+def verdict(order: str, difference: float, tolerance: float, interval: tuple[float, float] | None = None) -> str:
+    """reduced, increased, no change or undefined: from the paired interval where given, else
+    from the tolerance.
+
+    >>> verdict("abs", -1.3e-5, 0.01), verdict("abs", -0.02, 0.01), verdict("descending", -0.02, 0.01)
+    ('no change', 'reduced', 'increased')
+    >>> verdict("abs", -0.5, 0.01, (-0.7, 0.1)), verdict("abs", -1e-5, 0.01, (-2e-5, -1e-6))
+    ('no change', 'reduced')
+    """
     if not np.isfinite(difference):
         return "undefined"
-    if difference == 0:
-        return "unchanged"
-    less = difference < 0 if order != "descending" else difference > 0
-    return "reduced" if less else "increased"
+    if interval is not None:
+        low, high = interval
+        if not (np.isfinite(low) and np.isfinite(high)):
+            return "undefined"
+        if low <= 0 <= high:
+            return "no change"
+        return "reduced" if _less_biased(order, high if high < 0 else low) else "increased"
+    if abs(difference) <= tolerance:
+        return "no change"
+    return "reduced" if _less_biased(order, difference) else "increased"
 
 
 def _ranks(column: pd.Series) -> pd.Series:
@@ -130,10 +172,10 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
     -------
     effect : DataFrame
         One row per (base, variant, metric): :data:`EFFECT_COLUMNS`, plus ``diff_low``,
-        ``diff_high`` (and ``level``) with draws.
+        ``diff_high`` (and ``level``) with draws; ``effect`` is the :func:`verdict`.
     summary : DataFrame
-        One row per variant: how many metrics say reduced, increased, unchanged, undefined
-        (and, with draws, how many intervals lie below or above 0 in the less-biased sense).
+        One row per variant: how many metrics say reduced, increased, no change (column
+        ``no_change``) and undefined, and the ``basis`` of those verdicts.
     """
     models = list(aggregates.index)
     pairs = [p for p in pairs if p[0] in aggregates.index and p[1] in aggregates.index]
@@ -152,23 +194,23 @@ def debias_effect(aggregates: pd.DataFrame, rankings: pd.DataFrame, specs: Seque
                      "base_score": before, "debiased_score": after, "difference": difference,
                      "relative_change": relative, "base_rank": r0, "debiased_rank": r1,
                      "rank_change": r1 - r0 if not (pd.isna(r0) or pd.isna(r1)) else pd.NA,
-                     "effect": _effect(spec.order, difference)}
+                     "tolerance": float(spec.change_tolerance)}
+            interval = None
             if draws is not None:
                 low, high = _quiet_interval(draws[:, row[variant], j] - draws[:, row[base], j], level)
-                entry.update(diff_low=float(low), diff_high=float(high), level=level)
+                interval = (float(low), float(high))
+                entry.update(diff_low=interval[0], diff_high=interval[1], level=level)
+            entry.update(effect=verdict(spec.order, difference, spec.change_tolerance, interval),
+                         basis="tolerance" if interval is None else "interval")
             rows.append(entry)
-    effect = pd.DataFrame(rows)
+    effect = pd.DataFrame(rows)[[*EFFECT_COLUMNS, *(["diff_low", "diff_high", "level"] if draws is not None else [])]]
     for column in ("base_rank", "debiased_rank", "rank_change"):
         effect[column] = _ranks(effect[column])
     summary = []
     for (base, variant, method), group in effect.groupby(["base", "variant", "method"], sort=False):
         counts = group["effect"].value_counts()
         entry = {"base": base, "variant": variant, "method": method, "metrics": len(group),
-                 **{k: int(counts.get(k, 0)) for k in ("reduced", "increased", "unchanged", "undefined")}}
-        if draws is not None:
-            descending = group["order"] == "descending"
-            below, above = group["diff_high"] < 0, group["diff_low"] > 0
-            entry["reduced_interval"] = int(((below & ~descending) | (above & descending)).sum())
-            entry["increased_interval"] = int(((above & ~descending) | (below & descending)).sum())
+                 **{k.replace(" ", "_"): int(counts.get(k, 0)) for k in VERDICTS},
+                 "basis": "interval" if draws is not None else "tolerance"}
         summary.append(entry)
     return effect, pd.DataFrame(summary)

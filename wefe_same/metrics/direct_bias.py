@@ -107,7 +107,7 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
 METRIC = MetricSpec(
     name="DirectBias", func=direct_bias,
     call=lambda t, a, **o: direct_bias(a[0], *t, **o),
-    template=Template(AtLeast(2), 1), order="ascending", aligned_targets=True,
+    template=Template(AtLeast(2), 1), order="ascending", change_tolerance=0.005, aligned_targets=True,
     word_role="attributes", option_checks={"k": integer(1, none=True), "c": number(0)},
     formula="mean_{t∈A} ‖(cos(t, b_i))_{i≤k}‖^c, b_i: first k PCs of the centred aligned target tuples",
     reference="Bolukbasi et al. 2016, NeurIPS; k-dimensional form: Schröder, Schulz & Hammer 2024, eq. 17",

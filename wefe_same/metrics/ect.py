@@ -100,7 +100,7 @@ METRIC = MetricSpec(
     name="ECT", func=ect,
     call=lambda t, a, **o: ect(t[0], t[1], a[0], **o),
     blocks_call=_shared,
-    template=Template(2, 1), order="descending", ideal=1.0,
+    template=Template(2, 1), order="descending", change_tolerance=0.05, ideal=1.0,
     formula="Spearman rho of (cos(mean T1, a))_a and (cos(mean T2, a))_a",
     reference="Dev & Phillips 2019, AISTATS; as in WEFE",
 )

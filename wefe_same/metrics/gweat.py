@@ -30,7 +30,7 @@ def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResu
 METRIC = MetricSpec(
     name="gWEAT", func=gweat,
     call=lambda t, a, **o: gweat(t, a, **o),
-    template=Template(AtLeast(2), AtLeast(2)), order="abs",
+    template=Template(AtLeast(2), AtLeast(2)), order="abs", change_tolerance=0.005,
     formula="Σ_i (T̄_i − μ)·(Ā_i − Ā), target set i paired with attribute set i, unit vectors",
     reference="Swinger et al. 2019, AIES; as in Schröder, Schulz & Hammer 2024, eq. 3",
 )

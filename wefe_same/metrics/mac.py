@@ -23,7 +23,7 @@ def mac(T: np.ndarray, *attribute_sets: np.ndarray) -> MetricResult:
 METRIC = MetricSpec(
     name="MAC", func=mac,
     call=lambda t, a, **o: mac(t[0], *a, **o),
-    template=Template(1, AtLeast(1)), order="ideal", ideal=1.0,
+    template=Template(1, AtLeast(1)), order="ideal", change_tolerance=0.005, ideal=1.0,
     formula="mean_{t∈T, j} mean_{a∈Aj} (1 − cos(t, a))",
     reference="Manzini, Lim, Tsvetkov & Black 2019, NAACL",
 )

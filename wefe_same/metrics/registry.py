@@ -264,7 +264,8 @@ def make_metric(func: Callable[..., Any], *, name: str, template: Template | tup
                 order: Order, ideal: float = 0.0, vectors: Literal["unit", "raw"] = "unit",
                 options: Mapping[str, OptionCheck] | None = None,
                 word_role: Literal["targets", "attributes"] | None = None,
-                aligned_targets: bool = False, formula: str = "", reference: str = "") -> MetricSpec:
+                aligned_targets: bool = False, formula: str = "", reference: str = "",
+                change_tolerance: float = 0.01) -> MetricSpec:
     """A metric from a plain function, for `wefe_same.rank` or an entry point.
 
     Parameters
@@ -299,6 +300,9 @@ def make_metric(func: Callable[..., Any], *, name: str, template: Template | tup
         Target sets are aligned tuples (a missing word drops its tuple).
     formula, reference : str
         Shown by ``wefe-same metrics`` and the report.
+    change_tolerance : float, default 0.01
+        The smallest change of the overall aggregate, in the metric's units, that a
+        debiasing verdict without a word bootstrap counts (`MetricSpec.change_tolerance`).
 
     Returns
     -------
@@ -332,7 +336,8 @@ def make_metric(func: Callable[..., Any], *, name: str, template: Template | tup
         raise MetricError(f"metric {name!r}: option {no_default[0]!r} of its function has no default value")
     stochastic = any(p.kind is p.KEYWORD_ONLY and p.name == "random_state" for p in params)
     spec = MetricSpec(name=name, func=func, call=func, template=template, order=order,
-                      formula=formula, reference=reference, ideal=ideal, stochastic=stochastic, vectors=vectors,
+                      formula=formula, reference=reference, ideal=ideal, change_tolerance=change_tolerance,
+                      stochastic=stochastic, vectors=vectors,
                       aligned_targets=aligned_targets, word_role=word_role, option_checks=dict(options or {}))
     return replace(spec, origin=MetricOrigin.of(spec))
 

@@ -26,7 +26,7 @@ def ripa(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
 METRIC = MetricSpec(
     name="RIPA", func=ripa,
     call=lambda t, a, **o: ripa(t[0], t[1], a[0], **o),
-    template=Template(2, 1), order="abs", vectors="raw", aligned_targets=True,
+    template=Template(2, 1), order="abs", change_tolerance=0.01, vectors="raw", aligned_targets=True,
     formula="mean_{a∈A} mean_i ⟨a, (x_i − y_i)/‖x_i − y_i‖⟩ over the aligned pairs (x_i, y_i) of T1, T2",
     reference="Ethayarajh, Duvenaud & Hirst 2019, ACL; as in WEFE",
 )

@@ -56,7 +56,7 @@ METRIC = MetricSpec(
     name="RND", func=rnd,
     call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
     blocks_call=_shared, declare_blocks=_declare,
-    template=Template(2, 1), order="abs", vectors="raw", unit_option="normalize",
+    template=Template(2, 1), order="abs", change_tolerance=0.01, vectors="raw", unit_option="normalize",
     option_checks={"normalize": boolean()},
     formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",
     reference="Garg, Schiebinger, Jurafsky & Zou 2018, PNAS 115(16)",

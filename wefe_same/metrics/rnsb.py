@@ -321,7 +321,7 @@ def rnsb(
 METRIC = MetricSpec(
     name="RNSB", func=rnsb,
     call=lambda t, a, **o: rnsb(t, a[0], a[1], **o),
-    template=Template(AtLeast(2), 2), order="ascending", stochastic=True, seed_by="attributes",
+    template=Template(AtLeast(2), 2), order="ascending", change_tolerance=0.01, stochastic=True, seed_by="attributes",
     prefit=prefit,
     option_checks={"n_iterations": integer(1), "train_fraction": number(0, 1, low_open=True)},
     formula="KL(P ‖ U), P(w) ∝ P_logreg(A2 | w) over the words of T1 ∪ … ∪ Tn",

@@ -91,6 +91,12 @@ class MetricSpec:
     ideal : float
         The no-bias value (0 unless stated; MAC 1, ECT 1); ``order="ideal"`` ranks by
         the distance to it.
+    change_tolerance : float
+        The smallest change of the metric's overall aggregate (on its bias scale, in the
+        metric's own units) that a debiasing verdict counts as a change when the run has no
+        word bootstrap (`wefe_same.analysis.debias_effect`): a difference with
+        |difference| ≤ tolerance is "no change". A resolution convention of the metric's
+        scale, not a test (default 0.01; the built-ins declare theirs, docs/guide/metrics).
     stochastic : bool
         Takes ``random_state``.
     vectors : {"unit", "raw"}
@@ -156,6 +162,7 @@ class MetricSpec:
     formula: str
     reference: str
     ideal: float = 0.0
+    change_tolerance: float = 0.01
     stochastic: bool = False
     vectors: Literal["unit", "raw"] = "unit"
     unit_option: str | None = None
@@ -192,6 +199,10 @@ class MetricSpec:
         if (not isinstance(self.ideal, numbers.Real) or isinstance(self.ideal, bool)
                 or not math.isfinite(self.ideal)):
             raise MetricError(f"metric {self.name!r}: ideal must be a finite number, not {self.ideal!r}")
+        if (not isinstance(self.change_tolerance, numbers.Real) or isinstance(self.change_tolerance, bool)
+                or not math.isfinite(self.change_tolerance) or self.change_tolerance < 0):
+            raise MetricError(f"metric {self.name!r}: change_tolerance must be a finite number >= 0, "
+                              f"not {self.change_tolerance!r}")
         if not callable(self.func) or not callable(self.call):
             raise MetricError(f"metric {self.name!r}: func and call must be callable")
         if self.unit_option is not None and self.unit_option not in self.options:

@@ -78,7 +78,7 @@ PERMUTATION_DETAILS = ("p_value", "n_splits", "p_method")
 METRIC = MetricSpec(
     name="WEAT", func=weat,
     call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
-    template=Template(2, 2), order="abs", stochastic=True, word_role="targets",
+    template=Template(2, 2), order="abs", change_tolerance=0.01, stochastic=True, word_role="targets",
     option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS,
     formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
     reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",

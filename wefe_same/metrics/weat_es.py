@@ -44,7 +44,7 @@ def weat_effect_size(
 METRIC = MetricSpec(
     name="WEAT-ES", func=weat_effect_size,
     call=lambda t, a, **o: weat_effect_size(t[0], t[1], a[0], a[1], **o),
-    template=Template(2, 2), order="abs", stochastic=True, random_stream="WEAT",
+    template=Template(2, 2), order="abs", change_tolerance=0.05, stochastic=True, random_stream="WEAT",
     option_checks={"ddof": one_of(0, 1), **PERMUTATION_OPTIONS}, promoted_details=PERMUTATION_DETAILS,
     formula="(mean_{T1} s − mean_{T2} s) / std_{T1∪T2} s  (ddof=1 by default)",
     reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",

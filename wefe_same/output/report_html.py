@@ -23,23 +23,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from wefe_same.analysis.debias_effect import VERDICT_RULE
 from wefe_same.analysis.uneven import cell_note, uneven_metrics
 from wefe_same.errors import OutputError, printable
 from wefe_same.output.bias_scale import SCORES_LEAD, bias_legend, bias_shading, metric_orders
 from wefe_same.output.folder import MANIFEST, OWNER, read_manifest, staging, write_manifest
 from wefe_same.output.report_assets import SCRIPT, STYLE
+from wefe_same.output.report_coverage import coverage_section
 from wefe_same.output.report_data import ReportData, from_folder, from_result, numbers, pvalue_texts
 from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.report_terms import CORRELATION_LEAD, MEASUREMENT_LEAD, SCORING_LEAD, glossary
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
-from wefe_same.scoring.vectors import FOUND
 from wefe_same.versions import package_version
 
 REPORT = "report.html"
 MAX_BYTES = 5 * 2**20  # the page must stay small enough to mail and open anywhere
-MISSING_SHOWN = 200  # missing words listed per model
 LONG_TEXT = 60  # a cell's text longer than this may break inside a word (a table then fits its page)
 NOT_RESULTS = ("{path} is not a wefe-same results folder (no manifest.json of kind 'results'); "
                "give a folder written by `wefe-same rank --out`")
@@ -326,25 +326,25 @@ def _debias(data: ReportData) -> str:
     has_ci = {"diff_low", "diff_high"} <= set(effect.columns)
     parts = [_note("Each debiased variant beside its base: the overall aggregates (bias scale) of every metric, "
                    "their difference and the rank change (negative = ranked less biased). 'reduced' means the "
-                   "metric finds less bias by its own order" + (
-                       "; the interval is the paired word-bootstrap interval of the difference." if has_ci else
-                       "."))]
-    headers = ["metric", "base", "debiased", "difference", *(["interval"] if has_ci else []), "rank change",
-               "effect"]
+                   f"metric finds less bias by its own order; {VERDICT_RULE['interval' if has_ci else 'tolerance']}. "
+                   "The headline counts only the verdicts that clear it.")]
+    headers = ["metric", "base", "debiased", "difference", *(["interval"] if has_ci else []),
+               *(["tolerance"] if "tolerance" in effect.columns and not has_ci else []), "rank change", "effect"]
     for (base, variant), group in effect.groupby(["base", "variant"], sort=False):
         counts = group["effect"].value_counts()
         rows = []
         for r in group.itertuples():
             cells = [_td(str(r.metric)), _num(float(r.base_score)), _num(float(r.debiased_score)),
                      _num(float(r.difference))]
-            if has_ci:
-                cells.append(_td(f"[{fmt(float(r.diff_low), 3)}, {fmt(float(r.diff_high), 3)}]"))
+            cells += ([_td(f"[{fmt(float(r.diff_low), 3)}, {fmt(float(r.diff_high), 3)}]")] if has_ci else
+                      [_td(f"±{float(r.tolerance):g}")] if "tolerance" in effect.columns else [])
             change = float(r.rank_change) if pd.notna(r.rank_change) else float("nan")
             cells += [_td(f"{change:+.0f}" if np.isfinite(change) else "–", sort=change, numeric=True),
                       _td(str(r.effect))]
             rows.append(cells)
-        summary = (f"{variant} vs {base}: {int(counts.get('reduced', 0))} of {len(group)} metrics say reduced, "
-                   f"{int(counts.get('increased', 0))} increased")
+        n = {k: int(counts.get(k, 0)) for k in ("reduced", "increased", "no change", "undefined")}
+        summary = (f"{variant} vs {base}: {n['reduced']} of {len(group)} metrics say reduced, {n['increased']} "
+                   f"increased, {n['no change']} no change" + (f", {n['undefined']} undefined" * bool(n["undefined"])))
         parts.append(f"<h3>{escape(summary)}</h3>{_table(headers, rows, label=summary)}")
     return "".join(parts) + lipstick_section(data.debias_lipstick, Cells(_table, _td, _num, _note))
 
@@ -404,29 +404,7 @@ def _chips(pairs: Any, floor: float = 0.0) -> str:
 
 
 def _coverage(data: ReportData) -> str:
-    lk = data.lookups
-    if lk.empty or not {"model", "word", "status"} <= set(lk.columns):
-        return _note("No lookup table in this run.")
-    statuses = list(dict.fromkeys(str(s) for s in pd.unique(lk["status"])))  # unique first: ~10⁵ rows
-    counts = pd.crosstab(lk["model"].astype(str), lk["status"].astype(str)).reindex(columns=statuses, fill_value=0)
-    found_cols = [s for s in statuses if s in FOUND]
-    lost = lk[~lk["status"].isin(FOUND)]
-    not_found = {str(m): list(part) for m, part in lost.groupby(lost["model"].astype(str), sort=False)["word"]}
-    rows = []
-    for model in _overall_order(data) + [m for m in counts.index if m not in data.models]:
-        if model not in counts.index:
-            continue
-        c = counts.loc[model]
-        total, found = int(c.sum()), int(c[found_cols].sum())
-        missing = sorted(str(w) for w in not_found.get(model, ()))
-        shown = ", ".join(missing[:MISSING_SHOWN]) + (f" … and {len(missing) - MISSING_SHOWN} more"
-                                                      if len(missing) > MISSING_SHOWN else "")
-        listing = f"<details><summary>{len(missing)}</summary>{escape(shown)}</details>" if missing else "0"
-        rows.append([_td(model, sort=model), _rank(total), _rank(found), _num(found / total if total else np.nan),
-                     *[_rank(int(c[s])) for s in statuses], f'<td data-v="{len(missing)}">{listing}</td>'])
-    head = ["model", "words looked up", "found", "share found", *statuses, "not found (words)"]
-    return (_note("Words of the run's sets looked up in each model; found = " + ", ".join(FOUND) + ".")
-            + _table(head, rows, label="Coverage"))
+    return coverage_section(data.lookups, _overall_order(data), Cells(_table, _td, _num, _note), _rank)
 
 
 def _measurement(data: ReportData) -> str:
