@@ -75,14 +75,14 @@ def git_blob(git_dir: str, commit: str, path: str) -> str:
                           capture_output=True, text=True).stdout.strip()
 
 
-def load_module(source: str, name: str, *, skip_names: tuple[str, ...] = ()) -> dict:
+def load_module(source: str, name: str, *, skip_names: tuple[str, ...] = (), extra: dict | None = None) -> dict:
     """Executes ``source``'s module-level statements but those that mention one of
-    ``skip_names`` (metric.py's ``parser`` / ``args``), in a fresh namespace."""
+    ``skip_names`` (metric.py's ``parser`` / ``args``), in a fresh namespace (holding ``extra``)."""
     tree = ast.parse(source)
     kept = [node for node in tree.body
             if not any(isinstance(n, ast.Name) and n.id in skip_names for n in ast.walk(node))
             or isinstance(node, (ast.FunctionDef, ast.ClassDef))]
-    ns: dict = {"__name__": name.replace("/", ".").removesuffix(".py")}
+    ns: dict = {"__name__": name.replace("/", ".").removesuffix(".py"), **(extra or {})}
     exec(compile(ast.Module(body=kept, type_ignores=[]), name, "exec"), ns)
     return ns
 
