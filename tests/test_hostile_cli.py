@@ -2,7 +2,7 @@
 one-line message naming the file, set, word or argument, and that every byte present
 before the run is still there after it.
 
-The README's hostile-input table names these tests.
+docs/reference/safety.md names these tests (the README links it).
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ def test_a_word_in_one_model_only_is_warned_once_per_set(tmp_path):
     # once for the set, though three metrics (four subqueries) score it
     assert about == [
         "set 'career': 'managment' is not in 'lacks-1', 'lacks-2' (2 of 3 models), which score the set without it "
-        "(within --missing-threshold 0.2): the models are scored on different words; --shared-words "
-        "(Python: shared_words=True) scores every model on the words all of them have"]
+        "(within --missing-threshold 0.2): the models are scored on different words (--shared-words: on the "
+        "words all have)"]
     assert not any(m.startswith("set 'care':") for m in said)  # every model has every word of it
     assert about[0] in result.warnings and about[0] in result.manifest["warnings"]
     # the models really were scored on different words: 'managment' is used in has-it only

@@ -103,7 +103,7 @@ def _groups(u: Uneven) -> list[tuple[int, tuple[str, ...]]]:
     return [(count, tuple(models)) for count, models in sorted(groups.items())]
 
 
-def _names(models: Sequence[str]) -> str:
+def model_names(models: Sequence[str]) -> str:
     """"'a'", "'a', 'b'", "'a', 'b' and 3 more": a line stays short at any number of models."""
     named = ", ".join(short_list([m], quote=True) for m in models[:NAMED])
     return named if len(models) <= NAMED else f"{named} and {len(models) - NAMED} more"
@@ -132,8 +132,8 @@ def uneven_warnings(found: Sequence[Uneven], nan_policy: str, *, per_model_draws
             subject = f"{metrics[0]} ranks" if len(metrics) == 1 else f"{', '.join(metrics)} rank"
         else:
             verb = "is" if len(who[0]) == 1 else "are"
-            lead = (f"{_names(who[0])} {verb} defined on fewer subqueries than {_names(who[1])}" if len(who) == 2
-                    else " vs ".join(_names(models) for models in who) + ", subqueries defined")
+            lead = (f"{model_names(who[0])} {verb} defined on fewer subqueries than {model_names(who[1])}"
+                    if len(who) == 2 else " vs ".join(model_names(models) for models in who) + ", subqueries defined")
             head = lead + ": " + "; ".join(
                 f"{', '.join(metrics)} {' vs '.join(str(c) if c else 'none' for c in counts)} of {n}"
                 + (f", {n_common} common" if nan_policy == "common" else "")
@@ -151,9 +151,9 @@ def _one_metric(who: tuple[tuple[str, ...], ...], counts: tuple[int, ...], n: in
         amount = _amount(count, n) + ("" if count == 0 or k else " subqueries")
         if k == 0:
             noun, verb = ("model", "is") if len(models) == 1 else ("models", "are")
-            parts.append(f"{noun} {_names(models)} {verb} defined on {amount}")
+            parts.append(f"{noun} {model_names(models)} {verb} defined on {amount}")
         else:
-            parts.append(f"{_names(models)} on {amount}")
+            parts.append(f"{model_names(models)} on {amount}")
         if count == 0:
             parts[-1] += " (not ranked)"
     return ", ".join(parts) + (" (not all the same ones)" if differ else "")
