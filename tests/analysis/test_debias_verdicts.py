@@ -105,3 +105,14 @@ def test_report_headline_counts_only_what_clears_the_tolerance():
                               scores={}, lookups=empty, manifest={}, debias_effect=effect))
     assert "m+hard-debias vs m: 1 of 3 metrics say reduced, 1 increased, 1 no change" in html
     assert "±0.01" in html and "declared tolerance" in html
+
+
+def test_every_tolerance_is_documented_in_the_metric_table():
+    from pathlib import Path
+
+    from wefe_same.metrics.registry import METRICS
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "guide" / "metrics" / "index.md").read_text(encoding="utf-8")
+    line = next(t for t in page.splitlines() if t.startswith("Change tolerances"))
+    listed = dict(item.rsplit(" ", 1) for item in line.rsplit("): ", 1)[1].rstrip(".").split(", "))
+    assert {name: float(v) for name, v in listed.items()} == {n: s.change_tolerance for n, s in METRICS.items()}
