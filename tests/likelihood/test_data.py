@@ -6,7 +6,8 @@ import json
 
 import numpy as np
 import pytest
-from tiny_lms import CROWS_CSV, STEREOSET_JSON
+from tiny_lms import FULL_CROWS_CSV as CROWS_CSV
+from tiny_lms import FULL_STEREOSET_JSON as STEREOSET_JSON
 
 from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood import parse_benchmark
