@@ -16,6 +16,18 @@ from wefe_same.likelihood.evaluate import dataset_path
 from wefe_same.likelihood.summary import crows_summary, stereoset_summary
 
 
+@pytest.fixture(scope="module")
+def crows_pairs():
+    """The whole CrowS-Pairs CSV (../shared; the other tests read the committed excerpt)."""
+    return read_crows_pairs(CROWS_CSV)
+
+
+@pytest.fixture(scope="module")
+def stereoset_examples():
+    """The whole StereoSet rebuild (../shared)."""
+    return read_stereoset(STEREOSET_JSON)
+
+
 def test_the_whole_crows_pairs_csv_parses(crows_pairs):
     """Counts as the dataset's README and SOURCES.md give them."""
     assert len(crows_pairs) == 1508
