@@ -242,3 +242,26 @@ def test_enumeration_reaches_ten_models():
     for method in TESTS:
         got = correlation_pvalue(tied, tied, method)
         assert (got.p_value, got.method) == (pytest.approx(8 / math.factorial(10), rel=1e-12), "exact")
+
+
+@pytest.mark.parametrize("n", [4, 5, 6, 7])
+def test_kendall_with_one_untied_column_equals_enumeration(n):
+    """One column without ties takes the q-multinomial count of Kendall's null (no enumeration):
+    the same p-value as every order, either column tied."""
+    rng = np.random.default_rng(n)
+    untied = rng.permutation(n).astype(float)
+    tied = np.array([0, 0, 1, 2, 2, 2, 3][:n], dtype=float)
+    for x, y in [(untied, tied), (tied, untied), (untied, rng.permutation(tied))]:
+        got = correlation_pvalue(x, y, "kendall")
+        assert got.method == "exact"
+        assert got.p_value == pytest.approx(enumerated_pvalue(x, y, "kendall"), abs=1e-15)
+
+
+def test_kendall_q_multinomial_null_equals_the_enumerated_one_at_ten_models():
+    from wefe_same.analysis.significance import _kendall_one_tied, _kendall_statistic, _null
+
+    a = np.arange(2, 22, 2)  # doubled ranks, no ties
+    b = np.array([3, 3, 6, 9, 9, 9, 14, 16, 19, 19])  # doubled average ranks with three tie groups
+    fast, slow = _kendall_one_tied(a, b), _null(a, b, _kendall_statistic, NullCache())
+    np.testing.assert_array_equal(fast[0], slow[0])
+    np.testing.assert_array_equal(fast[1], slow[1])

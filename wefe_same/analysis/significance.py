@@ -122,7 +122,9 @@ def correlation_pvalue(x: np.ndarray, y: np.ndarray, method: CorrelationMethod, 
     statistic = _spearman_statistic if method == "spearman" else _kendall_statistic
     key = (method, n, tuple(np.sort(a)), tuple(np.sort(b)))
     if key not in cache.nulls:
-        cache.nulls[key] = _null(np.sort(a), np.sort(b), statistic, cache)
+        untied = len(np.unique(a)) == n or len(np.unique(b)) == n
+        cache.nulls[key] = (_kendall_one_tied(np.sort(a), np.sort(b)) if method == "kendall" and untied
+                            and n <= EXACT_MAX_MODELS else _null(np.sort(a), np.sort(b), statistic, cache))
     values, counts = cache.nulls[key]
     total = int(counts.sum())
     observed = abs(int(statistic(a, b[None, :])[0]))
@@ -183,6 +185,37 @@ def _null(a: np.ndarray, b: np.ndarray, statistic: Callable[[np.ndarray, np.ndar
                                      n_resamples=cache.resamples, batch=10_000,
                                      random_state=np.random.default_rng(cache.random_state))
     return _tally(np.rint(res.null_distribution).astype(np.int64))
+
+
+def _kendall_one_tied(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Kendall's null (values, counts) when one column has no ties: the same counts as the
+    enumeration, without it. Ordered by the untied column, the other's arrangements with D
+    discordant pairs number the coefficient of q^D of the q-multinomial [n; t_1, …, t_k]_q of
+    its tie groups (MacMahon: inversions of a multiset permutation), and the statistic is
+    (pairs not tied in it) − 2D; each arrangement stands for Π t_j! orders alike."""
+    tied = b if len(np.unique(a)) == len(a) else a
+    sizes = np.unique(tied, return_counts=True)[1]
+    poly, placed = np.ones(1, dtype=np.int64), 0
+    for t in sizes:  # [n; t_1..t_k]_q = Π_j [t_1 + … + t_j; t_j]_q
+        poly, placed = np.convolve(poly, _q_binomial(placed + int(t), int(t))), placed + int(t)
+    untied_pairs = len(a) * (len(a) - 1) // 2 - int((sizes * (sizes - 1) // 2).sum())
+    values = untied_pairs - 2 * np.arange(len(poly), dtype=np.int64)
+    keep = poly > 0
+    weight = math.prod(math.factorial(int(t)) for t in sizes)
+    return values[keep][::-1], poly[keep][::-1] * weight  # ascending, as _tally
+
+
+def _q_binomial(m: int, k: int) -> np.ndarray:
+    """Coefficients of the Gaussian binomial [m; k]_q, by [m; k] = [m−1; k−1] + q^k [m−1; k]."""
+    rows = [np.ones(1, dtype=np.int64)] + [np.zeros(1, dtype=np.int64)] * k  # [0; j] for j = 0..k
+    for _ in range(m):
+        new = [np.ones(1, dtype=np.int64)]
+        for j in range(1, k + 1):
+            shifted = np.concatenate([np.zeros(j, dtype=np.int64), rows[j]])
+            size = max(len(rows[j - 1]), len(shifted))
+            new.append(np.pad(rows[j - 1], (0, size - len(rows[j - 1]))) + np.pad(shifted, (0, size - len(shifted))))
+        rows = new
+    return np.trim_zeros(rows[k], "b") if rows[k].any() else np.zeros(1, dtype=np.int64)
 
 
 def _tally(null: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
