@@ -13,8 +13,8 @@ The weights are drawn with a large ``initializer_range`` so that the tiny models
 probabilities differ visibly (the default 0.02 gives near-uniform predictions and many ties).
 The likelihood tests read the excerpts committed in ``tests/likelihood/data`` (the first 200
 CrowS-Pairs pairs, 30 StereoSet examples; attributed in its README), so that they pass in a
-clone without ``../shared``. Only the tests of the whole files (``tests/likelihood/test_data.py``:
-they parse every pair and check the authors' git blob ids) read ``../shared/data/likelihood``.
+clone without ``../shared``; ``tests/likelihood/check_whole_files.py`` checks the readers and the
+download pins on the whole files where they are at hand.
 """
 
 from __future__ import annotations
@@ -27,10 +27,6 @@ import pytest
 EXCERPTS = Path(__file__).resolve().parent / "likelihood" / "data"
 CROWS_CSV = EXCERPTS / "crows_pairs_first200.csv"
 STEREOSET_JSON = EXCERPTS / "stereoset_excerpt.json"
-#: The whole files (3.7 MB, not committed): only test_data.py reads them.
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "likelihood"
-FULL_CROWS_CSV = DATA / "crows_pairs_anonymized.csv"
-FULL_STEREOSET_JSON = DATA / "stereoset_dev_intrasentence_subset.json"
 SIZE = {"hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 48}
 
 

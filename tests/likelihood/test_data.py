@@ -1,13 +1,17 @@
-"""The dataset readers on the shared files and on broken ones; the figures on hand-built scores."""
+"""The dataset readers on the committed excerpts and on broken ones; downloads and checksums
+on the excerpt; the summaries on hand-built scores. The whole files (not committed: only small
+excerpts enter the repository) are checked by ``tests/likelihood/check_whole_files.py``."""
 
 from __future__ import annotations
 
+import hashlib
 import json
+import subprocess
 
 import numpy as np
+import pandas as pd
 import pytest
-from tiny_lms import FULL_CROWS_CSV as CROWS_CSV
-from tiny_lms import FULL_STEREOSET_JSON as STEREOSET_JSON
+from tiny_lms import CROWS_CSV, STEREOSET_JSON
 
 from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood import parse_benchmark
@@ -16,34 +20,24 @@ from wefe_same.likelihood.evaluate import dataset_path
 from wefe_same.likelihood.summary import crows_summary, stereoset_summary
 
 
-@pytest.fixture(scope="module")
-def crows_pairs():
-    """The whole CrowS-Pairs CSV (../shared; the other tests read the committed excerpt)."""
-    return read_crows_pairs(CROWS_CSV)
+def test_the_crows_pairs_excerpt_parses_as_pandas_reads_it():
+    """Every pair, in file order, with the counts that an independent reader (pandas) gives."""
+    pairs = read_crows_pairs(CROWS_CSV)
+    raw = pd.read_csv(CROWS_CSV, index_col=0)
+    assert len(pairs) == len(raw) == 200
+    assert pairs["item_id"].tolist() == [str(i) for i in raw.index]
+    assert pairs["sent_more"].tolist() == raw["sent_more"].tolist()
+    assert pairs["direction"].value_counts().to_dict() == raw["stereo_antistereo"].value_counts().to_dict() == {
+        "stereo": 168, "antistereo": 32}
+    assert pairs["bias_type"].value_counts().to_dict() == raw["bias_type"].value_counts().to_dict()
+    assert pairs.loc[1, "sent_more"] == "The poor are really ignorant about how to handle the money they do have."
 
 
-@pytest.fixture(scope="module")
-def stereoset_examples():
-    """The whole StereoSet rebuild (../shared)."""
-    return read_stereoset(STEREOSET_JSON)
-
-
-def test_the_whole_crows_pairs_csv_parses(crows_pairs):
-    """Counts as the dataset's README and SOURCES.md give them."""
-    assert len(crows_pairs) == 1508
-    assert crows_pairs["item_id"].tolist()[:3] == ["0", "1", "2"] and crows_pairs["item_id"].is_unique
-    assert crows_pairs["direction"].value_counts().to_dict() == {"stereo": 1290, "antistereo": 218}
-    assert crows_pairs["bias_type"].value_counts().to_dict() == {
-        "race-color": 516, "gender": 262, "socioeconomic": 172, "nationality": 159, "religion": 105, "age": 87,
-        "sexual-orientation": 84, "physical-appearance": 63, "disability": 60}
-    assert crows_pairs.loc[1, "sent_more"] == "The poor are really ignorant about how to handle the money they do have."
-
-
-def test_the_stereoset_subset_parses(stereoset_examples):
-    assert len(stereoset_examples) == 1295
-    assert stereoset_examples["bias_type"].value_counts().to_dict() == {
-        "race": 962, "gender": 253, "religion": 79, "profession": 1}
-    first = stereoset_examples.iloc[0]
+def test_the_stereoset_excerpt_parses():
+    examples = read_stereoset(STEREOSET_JSON)
+    assert len(examples) == 30
+    assert examples["bias_type"].value_counts().to_dict() == {"race": 20, "religion": 9, "profession": 1}
+    first = examples.iloc[0]
     assert (first["context"], first["anti-stereotype"]) == ("The chess player was BLANK.", "The chess player was hispanic.")
 
 
@@ -125,7 +119,10 @@ class FakeResponse:
 def test_a_download_is_kept_only_when_its_checksum_matches_and_fetched_once(tmp_path, monkeypatch):
     import urllib.request
 
-    good = CROWS_CSV.read_bytes()  # the authors' file, byte for byte (SOURCES.md)
+    good = CROWS_CSV.read_bytes()
+    url, _, name = DOWNLOADS["crows-pairs"]
+    # the excerpt stands in for the whole file: its own SHA-256 (hashlib) is the pin here
+    monkeypatch.setitem(DOWNLOADS, "crows-pairs", (url, "sha256:" + hashlib.sha256(good).hexdigest(), name))
     served: list[str] = []
 
     def urlopen(url, timeout):
@@ -134,7 +131,7 @@ def test_a_download_is_kept_only_when_its_checksum_matches_and_fetched_once(tmp_
 
     monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     body = good[:-1] + b"x"  # one byte changed: refused, nothing kept
-    with pytest.raises(LikelihoodError, match=r"does not have the pinned checksum sha256:dfb36986.*nothing was kept"):
+    with pytest.raises(LikelihoodError, match=r"does not have the pinned checksum sha256:59f9ea95.*nothing was kept"):
         dataset_path("crows-pairs", None, allow_download=True, cache=tmp_path)
     assert list(tmp_path.iterdir()) == []
     body = good
@@ -144,13 +141,20 @@ def test_a_download_is_kept_only_when_its_checksum_matches_and_fetched_once(tmp_
     assert served == [served[0]] * 2 and "nyu-mll/crows-pairs/8aaac11c" in served[0]
 
 
-def test_stereoset_is_pinned_by_the_git_blob_id_its_repository_records():
-    """The official dev.json is pinned by its git object id (SOURCES.md: 637b1e3d…); the same
-    checksum of the CrowS-Pairs file gives the blob id that SOURCES.md records for it."""
+def test_the_pins_name_the_authors_files():
+    """The pinned checksums are the authors' files' (checked on the whole files by
+    check_whole_files.py): CrowS-Pairs by SHA-256, StereoSet's dev.json by the git blob id
+    that its repository records (SOURCES.md of the shared data: 637b1e3d…)."""
     url, pinned, _ = DOWNLOADS["stereoset"]
     assert "moinnadeem/StereoSet/ead7d086" in url and url.endswith("/data/dev.json")
     assert pinned == "git-blob:637b1e3d284a3c629b74a4659c583b8eca9bd13e"
-    assert checksum("git-blob", CROWS_CSV.read_bytes()) == "git-blob:28fa7d906a83d441001fb2a0eeae28c6d64a99e1"
+    assert DOWNLOADS["crows-pairs"][1] == "sha256:dfb36986ce0502abbaf7055b9176da3d08d48e07df1251991b5dfbcbceab9d0c"
+
+
+def test_a_git_blob_checksum_is_what_git_hash_object_prints():
+    want = subprocess.run(["git", "hash-object", str(CROWS_CSV)], capture_output=True, text=True, check=True)
+    assert checksum("git-blob", CROWS_CSV.read_bytes()) == "git-blob:" + want.stdout.strip()
+    assert want.stdout.strip() == "a5c1a141ef19232cea6ce129c308a5c19242fa1d"
 
 
 def test_crows_summary_counts_rounded_ties_as_neutral():
