@@ -50,6 +50,7 @@ def rank(
     templates: Sequence[str] | str = (),
     contexts: str | Path | None = None,
     contexts_per_word: int = 20,
+    template_items: str = "sentences",
     vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None,
     unicode_errors: str = "strict",
     subwords: bool = True,
@@ -142,9 +143,14 @@ def rank(
         the rankings and correlations; lower = less biased unless named in
         ``higher_is_better``.
     templates : list of str, or str
-        Encoder models encode each word in these sentences (``{word}`` slot), averaged;
-        or one name: ``"seat"`` (the bleached templates of May et al. 2019, bundled;
+        Encoder models encode each word in these sentences (``{word}`` slot); or one
+        name: ``"seat"`` (the bleached templates of May et al. 2019, bundled;
         ``"seat-names"``, ``"seat-terms"``) or a file with one template a line.
+    template_items : {"sentences", "words"}, default "sentences"
+        With ``templates``: every filled template is an item of its word's set, encoded
+        alone, as SEAT (May et al. 2019) and bias-bench do (a set of n words in T templates
+        has n·T items, and the per-word table one row per sentence); ``"words"``: each word
+        one item, the mean of its template vectors.
     contexts : path, optional
         Encoder models encode each word in up to ``contexts_per_word`` sentences of this
         file that contain it (text, one sentence a line, or ``.jsonl``), drawn with

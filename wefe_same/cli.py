@@ -23,6 +23,7 @@ from wefe_same.run.choices import (
     NAN_POLICIES,
     P_ADJUSTMENTS,
     PVALUE_METHODS,
+    TEMPLATE_ITEMS,
     TIES,
     UNICODE_ERRORS,
 )
@@ -376,8 +377,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0, help="seed of the stochastic steps (default: 0)")
     p.add_argument("--missing-threshold", type=float, default=0.2,
                    help="share of a set's words that may be missing (default: 0.2)")
-    p.add_argument("--shared-words", action="store_true",
-                   help="score every model on the words all models have")
+    p.add_argument("--shared-words", action="store_true", help="score every model on the words all models have")
+    p.add_argument("--template-items", choices=TEMPLATE_ITEMS, default="sentences",
+                   help="encoders in templates: every sentence an item of its set (SEAT, May et al. 2019; "
+                        "default) or each word one item, the mean of its templates (words)")
     p.add_argument("--max-subqueries", type=int, default=DEFAULT_MAX_SUBQUERIES, metavar="N",
                    help="refuse, before any work, queries that expand into more subqueries (all metrics "
                         "together; the bundled library gives 937) (default: %(default)s)")

@@ -196,3 +196,23 @@ def one_thread(user_api: str | None = "blas") -> Any:
 
         controller = _CONTROLLERS[user_api] = ThreadpoolController()
     return controller.limit(limits=1, user_api=user_api)
+
+
+@contextlib.contextmanager
+def own_objects_collected() -> Iterator[None]:
+    """Python's cycle collector looks only at the objects made inside the block, and
+    collects their cycles (the model's) when it ends.
+
+    The worker holds the many objects of torch's and transformers' imports; a full
+    collection walks them all, and reading a model makes enough objects to trigger full
+    collections. Frozen
+    (:func:`gc.freeze`) they are skipped; refcounting still frees them as before. The
+    caller imports the model's libraries before the block, or its first collection
+    walks their objects too.
+    """
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.collect()  # the block's own cycles only: everything older is frozen
+        gc.unfreeze()

@@ -182,6 +182,10 @@ def test_run_module_constants_agree_with_the_maths():
     from wefe_same.run import seat as run_seat
 
     assert run_seat.P_VALUES == seat.P_VALUE_CONVENTIONS and run_seat.SAMPLES == seat.BIAS_BENCH_SAMPLES
+    from wefe_same.models.specs import TEMPLATE_ITEMS
+    from wefe_same.run.choices import TEMPLATE_ITEMS as CLI_TEMPLATE_ITEMS
+
+    assert CLI_TEMPLATE_ITEMS == TEMPLATE_ITEMS == run_seat.SEAT_ITEMS
 
 
 def test_a_static_model_is_refused_naming_the_item(tmp_path):
@@ -201,3 +205,87 @@ def test_the_api_function_takes_one_file_and_one_model(seat_bert):
     assert list(table["test"]) == ["tiny_exact"]
     assert table["effect_size"][0] == pytest.approx(FIXTURE["tests"]["tiny_exact"]["effect_size"], abs=1e-6)
     assert table["p_value"][0] == pytest.approx(FIXTURE["tests"]["tiny_exact"]["p_value"], abs=1e-6)
+
+
+QUERY = """[meta]
+name = "ti"
+[sets.flowers]
+words = ["rose", "daisy", "lily"]
+[sets.insects]
+words = ["ant", "wasp", "moth"]
+[sets.pleasant]
+words = ["joy", "love"]
+[sets.unpleasant]
+words = ["filth", "Crash"]
+[[queries]]
+name = "t"
+targets = ["flowers", "insects"]
+attributes = ["pleasant", "unpleasant"]
+"""
+
+
+def _rank_one(bert, tmp_path, **options):
+    from wefe_same import rank
+
+    (tmp_path / "q.toml").write_text(QUERY, encoding="utf-8")
+    return rank(models=[f"hf:{bert}"], queries=[str(tmp_path / "q.toml")], metrics=["WEAT", "WEAT-ES"],
+                cache=False, lipstick=False, permutations=10_000, **options)
+
+
+def test_rank_in_templates_makes_every_sentence_an_item_as_seat_does(seat_bert, tmp_path):
+    """rank --templates: WEAT-ES and WEAT's exact p-value over the sentences are SEAT's (the
+    maths and encoder checked against bias-bench above); --template-items words averages."""
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    from wefe_same.models.encoders.contexts import template_texts
+
+    templates = ["This is {a} {word}.", "{word} is here."]  # 3 words x 2: C(12, 6) = 924 splits, exact
+    model = AutoModel.from_pretrained(seat_bert, dtype=torch.float64).eval()
+    tokenizer = AutoTokenizer.from_pretrained(seat_bert)
+    sets = [[text for w in words for text, _ in template_texts(w, templates)]
+            for words in (["rose", "daisy", "lily"], ["ant", "wasp", "moth"], ["joy", "love"], ["filth", "Crash"])]
+    oracle = seat_test(*(encode_hf_sentences(model, tokenizer, s) for s in sets), permutations=10_000)
+    assert oracle.method == "exact" and oracle.n_splits == 924
+    got = _rank_one(seat_bert, tmp_path, templates=templates)
+    (name,) = got.scores["WEAT-ES"].index
+    assert name == "bert[templates=This is {a} {word}. | {word} is here.]"
+    # 1e-6, as score_seat above: the tool's encoders give float32 rows, the oracle float64 ones
+    assert got.scores["WEAT-ES"].iloc[0, 0] == pytest.approx(oracle.effect_size, abs=1e-6)
+    assert got.details.set_index("metric").loc["WEAT", "p_value"] == pytest.approx(oracle.p_value, abs=1e-12)
+    rows = got.word_bias[got.word_bias["metric"] == "WEAT"]
+    assert sorted(rows["word"].astype(str)) == sorted(sets[0] + sets[1])  # one row per sentence
+    assert got.details.set_index("metric").loc["WEAT", "words_found"] == 10  # still counted in words
+    words = _rank_one(seat_bert, tmp_path, templates=templates, template_items="words")
+    assert words.scores["WEAT-ES"].index[0] == name[:-1] + ",template-items=words]"
+    assert sorted(words.word_bias.loc[words.word_bias["metric"] == "WEAT", "word"].astype(str)) == sorted(
+        ["rose", "daisy", "lily", "ant", "wasp", "moth"])
+    assert abs(words.scores["WEAT-ES"].iloc[0, 0] - oracle.effect_size) > 1e-3  # other numbers
+
+
+def test_an_item_table_survives_the_cache_pickling_and_shared_words(seat_bert, tmp_path):
+    import pickle
+
+    from wefe_same.models.catalog import resolve_model
+    from wefe_same.models.encoders.contexts import template_options
+    from wefe_same.models.specs import LoadOptions
+    from wefe_same.run.cache.store import ModelCache
+    from wefe_same.scoring.matrices import restrict
+    from wefe_same.scoring.vectors import build_table
+
+    source = resolve_model(f"hf:{seat_bert},pooling=word-mean", LoadOptions(**template_options("seat")))
+    table = build_table(source, ["rose", "Emily", "ant"])
+    assert table.items is not None and len(table.words) == 6 + 8 + 6  # terms, names, terms templates
+    assert table.rows(["Emily"]).tolist() == table.items["Emily"].tolist() and len(table.items["Emily"]) == 8
+    assert [table.words[i] for i in table.items["rose"]][:2] == ["This is a rose.", "That is a rose."]
+    cache = ModelCache(tmp_path / "cache")
+    cache.put_vectors("a" * 64, table, {"kind": "hf"})
+    again, _ = cache.get_vectors("a" * 64)
+    copied = pickle.loads(pickle.dumps(table))
+    for other in (again, copied):
+        assert other.fingerprint() == table.fingerprint() and other.keys == ("Emily", "ant", "rose")
+        np.testing.assert_array_equal(other.unit_vectors(["rose", "ant"]), table.unit_vectors(["rose", "ant"]))
+    kept = restrict(table, {"rose", "ant"})
+    assert kept.keys == ("ant", "rose") and len(kept.words) == 12 and "Emily" not in kept
+    np.testing.assert_array_equal(kept.raw_vectors(["rose"]), table.raw_vectors(["rose"]))
+    assert {lk.word: lk.status for lk in kept.lookups}["Emily"] == "not shared"

@@ -9,9 +9,9 @@ import weakref
 
 import numpy as np
 
+from wefe_same import processes
 from wefe_same.models.catalog import resolve_model
 from wefe_same.models.specs import LoadOptions
-from wefe_same.scoring import vectors
 from wefe_same.scoring.vectors import build_table, read_spec
 
 
@@ -22,7 +22,7 @@ class _Cycle:
 
 def test_inside_the_block_older_objects_are_frozen_and_its_own_cycles_are_collected_at_its_end():
     assert gc.get_freeze_count() == 0
-    with vectors._own_objects_collected():
+    with processes.own_objects_collected():
         assert gc.get_freeze_count() > 1000  # this test's own imports at least
         cycle = _Cycle()
         alive = weakref.ref(cycle)

@@ -51,6 +51,9 @@ class ModelSource(abc.ABC):
       the base's identity and a hash of the word lists. None (the default): never cached;
     - ``open_vocabulary``: True when every string has a vector (encoders); the framework
       then asks for the words as written only, without casing variants;
+    - ``sentence_items`` and ``lookup_items``: an encoder in templates whose every filled
+      template is an item of its word's set (SEAT's way; ``LoadOptions.template_items``):
+      the run's table then holds one row per sentence (default: False, one row per word);
     - ``lookup_with_status``: like ``lookup``, plus the words whose vectors were built
       from subwords rather than read from the vocabulary (fastText ``.bin``); they are
       marked ``subword`` in lookups.csv (default: none);
@@ -120,6 +123,16 @@ class ModelSource(abc.ABC):
     def lookup_with_status(self, words: Collection[str]) -> StatusLookup:
         """(``lookup(words)``, the words among them built from subwords: none by default)."""
         return self.lookup(words), frozenset()
+
+    @property
+    def sentence_items(self) -> bool:
+        """Each word is several items, one per filled template (``lookup_items``)."""
+        return False
+
+    def lookup_items(self, words: Sequence[str]) -> tuple[list[str], np.ndarray, dict[str, tuple[int, ...]]]:
+        """With ``sentence_items``: (the sorted distinct item labels, their float64 rows,
+        each of the sorted distinct ``words``' rows); see ``EncoderSource.lookup_items``."""
+        raise NotImplementedError(f"{self.type_name} has no sentence items")
 
     def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray] | None:
         """Sorted distinct ``words``' vectors as one float64 matrix, row ``i`` for ``words[i]``,

@@ -134,7 +134,7 @@ def _catalog_templates(name: str, options: LoadOptions) -> tuple[str, tuple[str,
     templates = check_templates(options.templates)
     contexts = None if options.contexts is None else f"{Path(options.contexts).name}:{options.contexts_per_word}"
     return name + settings_label(templates=templates, template_label=options.template_label,
-                                 contexts=contexts), templates
+                                 contexts=contexts, template_items=options.template_items), templates
 
 
 def minilm_l6_v2(name: str, options: LoadOptions) -> EncoderSource:

@@ -16,6 +16,9 @@ from typing import Literal
 from wefe_same.errors import ModelError, printable
 
 UnicodeErrors = Literal["strict", "replace", "ignore"]
+TemplateItems = Literal["sentences", "words"]
+#: What a word in templates gives the sets of a query (:attr:`LoadOptions.template_items`).
+TEMPLATE_ITEMS: tuple[TemplateItems, ...] = ("sentences", "words")
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,12 @@ class LoadOptions:
         fastText ``.bin`` models build vectors of out-of-vocabulary words from their
         character n-grams (marked ``subword`` in lookups.csv); False refuses them.
     templates : tuple of str
-        Sentence templates with a ``{word}`` slot for encoder models; the word is encoded
-        in each and the vectors averaged. Empty: every word is encoded alone.
+        Sentence templates with a ``{word}`` slot for encoder models. Empty: every word is
+        encoded alone.
+    template_items : {"sentences", "words"}
+        Encoders in templates: "sentences" (default) makes every filled template an item of
+        its word's set, encoded alone, as SEAT (May et al. 2019) and bias-bench do; "words"
+        makes each word one item, the mean of its template vectors.
     allow_download : bool
         Let encoder models be fetched from the Hugging Face hub; default only local
         folders and the local cache are used.
@@ -70,6 +77,7 @@ class LoadOptions:
     contexts_per_word: int = 20
     seed: int = 0
     device: Literal["auto", "cpu", "cuda"] = "auto"
+    template_items: TemplateItems = "sentences"
 
 
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")

@@ -20,6 +20,8 @@ UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
 PVALUE_METHODS: tuple[str, ...] = ("exact", "asymptotic")
 #: Multiple-testing adjustments of a correlation table: Holm, Benjamini–Hochberg.
 P_ADJUSTMENTS: tuple[str, ...] = ("holm", "bh")
+#: ``template_items`` (:data:`wefe_same.models.specs.TEMPLATE_ITEMS`, kept equal by a test).
+TEMPLATE_ITEMS = ("sentences", "words")
 DEFAULT_QUERIES = ("gender", "ethnicity", "religion")
 #: ``likelihood_scoring`` (:data:`wefe_same.likelihood.sentences.SCORINGS`, kept equal by a test).
 LIKELIHOOD_SCORINGS = ("authors", "bias-bench", "pll", "aul")

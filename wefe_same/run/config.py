@@ -32,7 +32,7 @@ from wefe_same.models.encoders.contexts import TEMPLATE_SETS, load_contexts, tem
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATES, Device, check_device
 from wefe_same.models.encoders.vary import parse_vary
 from wefe_same.models.sources import ModelSource
-from wefe_same.models.specs import LoadOptions
+from wefe_same.models.specs import TEMPLATE_ITEMS, LoadOptions, TemplateItems
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
 from wefe_same.run.arguments import check_models, check_queries
@@ -101,6 +101,7 @@ class RankConfig:
     templates: Sequence[str] | str = ()
     contexts: str | Path | None = None
     contexts_per_word: int = 20
+    template_items: TemplateItems = "sentences"
     vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None
     unicode_errors: UnicodeErrors = "strict"
     subwords: bool = True
@@ -154,6 +155,7 @@ class RankConfig:
                     raise InvalidParameterError(f"The 'templates' parameter of {FUNC} must hold sentences with one "
                                                 f"{{word}} slot, or be one of {', '.join(TEMPLATE_SETS)} or a "
                                                 f"file. Got {t!r} instead.")
+        check_choice(self.template_items, "template_items", FUNC, TEMPLATE_ITEMS)
         put("contexts_per_word", ENCODER_OPTIONS["contexts_per_word"].check_parameter(
             self.contexts_per_word, "contexts_per_word", FUNC))
         if self.vary is not None:
@@ -221,7 +223,7 @@ class RankConfig:
         return LoadOptions(trust_pickle=self.trust_pickle, unicode_errors=self.unicode_errors,
                            subwords=self.subwords, allow_download=self.allow_download, cache=self._encoder_cache(),
                            contexts=self.contexts, contexts_per_word=self.contexts_per_word,  # type: ignore[arg-type]
-                           seed=self.seed, device=self.device,
+                           seed=self.seed, device=self.device, template_items=self.template_items,
                            **template_options(self.templates))  # type: ignore[arg-type]
 
     def _encoder_cache(self) -> bool | str:
@@ -246,7 +248,7 @@ class RankConfig:
                 "bootstrap_words": self.bootstrap_words, "halves": self.halves, "shared_words": self.shared_words,
                 "quality": list(self.quality), "analogy_vocab": self.analogy_vocab,  # type: ignore[arg-type]
                 "templates": self.templates if isinstance(self.templates, str) else list(self.templates),
-                "contexts": self.contexts,
+                "template_items": self.template_items, "contexts": self.contexts,
                 "contexts_per_word": self.contexts_per_word,
                 "vary": None if self.vary is None else {k: list(v) for k, v in self.vary.items()},  # type: ignore[union-attr]
                 "unicode_errors": self.unicode_errors,

@@ -10,8 +10,8 @@ Items (``items=``):
   ``"seat"``), each example of a word file (SEAT's ``weat*.jsonl``) becomes one item per
   template sentence, as SEAT's generated ``sent-weat*`` files do.
 * ``"words"``: each example is one item whose vector is the mean of its template sentences'
-  vectors (what ``rank --templates seat`` does to word sets); without templates the same as
-  ``"sentences"``.
+  vectors (``rank --templates seat --template-items words``); without templates the same as
+  ``"sentences"``. ``rank --templates seat`` makes every sentence an item too (its default).
 """
 
 from __future__ import annotations
@@ -84,7 +84,8 @@ def score_seat(models: Sequence[str], files: Sequence[str | Path], *, items: Sea
     for spec in models:
         # "words": the encoder averages each word's template vectors (rank's --templates);
         # "sentences": every text is encoded alone, templates filled here.
-        source = resolve_model(spec, LoadOptions(**chosen) if items == "words" else LoadOptions())
+        source = resolve_model(spec, LoadOptions(**chosen, template_items="words") if items == "words"
+                               else LoadOptions())
         for test in tests:
             sets = item_texts(test, items, chosen["templates"], chosen["name_templates"])  # type: ignore[arg-type]
             distinct = sorted({t for s in sets for t in s})

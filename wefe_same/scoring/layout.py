@@ -210,8 +210,15 @@ def layout_of(memo: WordVectors, query: Query, aligned: bool, threshold: float,
     reason = "; ".join(r for r in reasons if r) or None
     n_found = sum(len(w) for lists in word_lists.values() for w in lists)
     rows = {role: [memo.rows(w) for w in lists] for role, lists in word_lists.items()}
-    role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
     role_rows = {role: np.concatenate(r) if r else np.zeros(0, dtype=np.int64) for role, r in rows.items()}
+    if memo.table.items is None:
+        role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
+    else:  # an item table: each row is an item (a sentence), and is named so in the per-word table
+        labels = memo.table.words
+        role_words_all = {role: [labels[r] for r in role_rows[role].tolist()] for role in word_lists}
+        if aligned and reason is None and len({len(r) for r in rows["targets"]}) > 1:
+            reason = ("the aligned target sets have " + "/".join(str(len(r)) for r in rows["targets"])
+                      + " sentences: their words are in templates of different lengths (names and terms)")
     keys: dict[str, list[int | None]] = {
         role: [None if words_of else memo.vocabulary.list_key(w) for w in lists] for role, lists in word_lists.items()}
     return Layout(word_lists, rows, role_words_all, role_rows, n_found, missing, reason, keys)

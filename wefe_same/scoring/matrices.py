@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+import numpy as np
 import pandas as pd
 
 from wefe_same.query import resample as resampling
@@ -47,7 +48,7 @@ def concat_word_bias(per_model: Sequence[ModelScores]) -> pd.DataFrame:
 def shared_vocabulary(tables: Sequence[VectorTable], plan: ScoringPlan | None = None) -> frozenset[str]:
     """The words every table has (a shared-words run scores every model on these), without
     the aligned tuples of ``plan``'s queries that lost a member: tuples stay whole."""
-    shared = frozenset.intersection(*(frozenset(t.words) for t in tables)) if tables else frozenset()
+    shared = frozenset.intersection(*(frozenset(t.keys) for t in tables)) if tables else frozenset()
     if plan is None:
         return shared
     return resampling.close_tuples(shared, resampling.aligned_groups(plan.query_sets))
@@ -56,7 +57,15 @@ def shared_vocabulary(tables: Sequence[VectorTable], plan: ScoringPlan | None = 
 def restrict(table: VectorTable, keep: Collection[str]) -> VectorTable:
     """The table with only the words in ``keep``; the others become "not shared" lookups."""
     keep = frozenset(keep)
-    vectors = {w: table.raw[i] for i, w in enumerate(table.words) if w in keep}
     lookups = [lk if lk.word in keep or not lk.found else Lookup(lk.word, lk.found_as, NOT_SHARED)
                for lk in table.lookups]
+    if table.items is not None:  # an item table: the kept words' rows (sentences), renumbered
+        items = {w: r for w, r in table.items.items() if w in keep}
+        used = np.unique(np.concatenate(list(items.values()))) if items else np.zeros(0, dtype=np.int64)
+        renumber = np.full(len(table.words), -1, dtype=np.int64)
+        renumber[used] = np.arange(len(used))
+        return VectorTable.from_items(table.model, [table.words[i] for i in used.tolist()],
+                                      table.raw[used] if len(used) else np.zeros((0, 0)),
+                                      {w: renumber[r] for w, r in items.items()}, lookups)
+    vectors = {w: table.raw[i] for i, w in enumerate(table.words) if w in keep}
     return VectorTable(table.model, vectors, lookups)

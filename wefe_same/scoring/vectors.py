@@ -21,12 +21,10 @@ vocabulary holds is preferred to a vector built from subwords.
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -35,7 +33,8 @@ import numpy as np
 from wefe_same.metrics._norms import safe_norm
 from wefe_same.models.sources import ModelSource, lookup_with_status
 from wefe_same.models.specs import LoadOptions
-from wefe_same.processes import release_freed_memory, trim_heap_eagerly
+from wefe_same.processes import own_objects_collected, release_freed_memory, trim_heap_eagerly
+from wefe_same.scoring.usable import PROBLEM_STATUS, checked_vectors, row_problems
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -87,6 +86,11 @@ class VectorTable:
         ``raw`` scaled to unit length, once per table (when first asked for).
     lookups : tuple of Lookup
         One entry per requested word, sorted by word.
+    items : dict of str to ndarray, or None
+        An *item table* (:meth:`from_items`: an encoder's words in templates, every filled
+        template an item, SEAT's way): each found word's rows, in template order; then
+        :attr:`words` names the rows (the sentences), and a word's "vector" in
+        :meth:`rows` is all its rows. None: one row per word, :attr:`words` the words.
     """
 
     def __init__(self, model: str, vectors: dict[str, np.ndarray], lookups: Sequence[Lookup]):
@@ -102,15 +106,38 @@ class VectorTable:
         table._set(model, tuple(words), raw if len(words) else np.zeros((0, 0)), tuple(lookups))
         return table
 
+    @classmethod
+    def from_items(cls, model: str, labels: Sequence[str], raw: np.ndarray, items: dict[str, np.ndarray],
+                   lookups: Sequence[Lookup]) -> VectorTable:
+        """An item table: rows ``raw`` named by the sorted distinct ``labels``, each found
+        word's rows in ``items`` (int64 arrays, in template order), ``lookups`` sorted by word.
+
+        >>> t = VectorTable.from_items("m", ["A x.", "B x."], np.eye(2), {"x": np.array([1, 0])},
+        ...                            [Lookup("x", "x", "exact")])
+        >>> "x" in t, "A x." in t, t.rows(["x"]).tolist(), t.keys
+        (True, False, [1, 0], ('x',))
+        """
+        table = cls.from_rows(model, labels, raw, lookups)
+        table.items = {w: np.asarray(r, dtype=np.int64) for w, r in sorted(items.items())}
+        table._index = table.items
+        return table
+
     def _set(self, model: str, words: tuple[str, ...], raw: np.ndarray, lookups: tuple[Lookup, ...]) -> None:
+        self.items: dict[str, np.ndarray] | None = None
         self.model = model
         self._lookups: tuple[Lookup, ...] | None = lookups
         self._lookup_columns: tuple[tuple[str, ...], tuple[str | None, ...], tuple[str, ...]] | None = None
         self._fingerprint: str | None = None
         self.words = words
         self._row = {w: i for i, w in enumerate(self.words)}
+        self._index: dict[str, Any] = self._row  # what a word is looked up in: its row, or its items' rows
         self.raw = raw
         self._unit: np.ndarray | None = None
+
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """The words one can ask for: :attr:`words`, or an item table's words (sorted)."""
+        return self.words if self.items is None else tuple(self.items)
 
     @property
     def unit(self) -> np.ndarray:
@@ -143,38 +170,45 @@ class VectorTable:
         # (remaking those was most of unpickling); the row index is rebuilt from the words,
         # the unit vectors (the same bits) from ``raw``: a table travels at half the size.
         return {"model": self.model, "words": self.words, "raw": self.raw, "unit": None,
-                "lookup_columns": self._columns(), "fingerprint": self._fingerprint}
+                "lookup_columns": self._columns(), "fingerprint": self._fingerprint, "items": self.items}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.model, self.words, self.raw, self._unit = state["model"], state["words"], state["raw"], state["unit"]
         self._lookups, self._lookup_columns = None, state["lookup_columns"]
         self._fingerprint = state.get("fingerprint")
         self._row = {w: i for i, w in enumerate(self.words)}
+        self.items = state.get("items")
+        self._index = self._row if self.items is None else self.items
 
     @property
     def dim(self) -> int:
         return int(self.raw.shape[1]) if self.words else 0
 
     def __contains__(self, word: object) -> bool:
-        return word in self._row
+        return word in self._index
 
     def split(self, words: Iterable[str]) -> tuple[list[str], list[str]]:
         """(found, missing), each in the order given."""
         found: list[str] = []
         missing: list[str] = []
+        index = self._index
         for w in words:
-            (found if w in self._row else missing).append(w)
+            (found if w in index else missing).append(w)
         return found, missing
 
     def rows(self, words: Sequence[str]) -> np.ndarray:
-        """Row indices of ``words`` (all found) in :attr:`words`, as an int64 array."""
+        """Row indices of ``words`` (all found) in :attr:`words`, as an int64 array; in an
+        item table each word's rows in turn."""
+        if self.items is not None:
+            items = self.items
+            return np.concatenate([items[w] for w in words]) if len(words) else np.zeros(0, dtype=np.int64)
         return np.fromiter((self._row[w] for w in words), dtype=np.int64, count=len(words))
 
     def unit_vectors(self, words: Sequence[str]) -> np.ndarray:
-        return self.unit[[self._row[w] for w in words]]
+        return self.unit[self.rows(words)]
 
     def raw_vectors(self, words: Sequence[str]) -> np.ndarray:
-        return self.raw[[self._row[w] for w in words]]
+        return self.raw[self.rows(words)]
 
     def fingerprint(self) -> str:
         """sha256 over the words and raw vectors: identifies what the run actually used.
@@ -187,6 +221,9 @@ class VectorTable:
             h = hashlib.sha256("".join(w + "\0" for w in self.words).encode("utf-8"))
             raw = np.ascontiguousarray(self.raw, dtype="<f8")
             h.update(raw.data if raw.size else b"")
+            if self.items is not None:  # which rows are whose
+                h.update("".join(f"\0{w}\0" + ",".join(map(str, r.tolist())) for w, r in self.items.items())
+                         .encode("utf-8"))
             self._fingerprint = h.hexdigest()
         return self._fingerprint
 
@@ -228,6 +265,8 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
     (['exact', 'exact'], [['Paris', 'he']])
     """
     words = sorted(set(words))
+    if source.sentence_items:  # an encoder in templates, every sentence an item
+        return _table_of_items(source.name, words, *source.lookup_items(words))
     # An open-vocabulary source (an encoder) has a vector for every string: the word as
     # written is always found, so asking for its casings would only multiply the work.
     open_vocabulary = source.open_vocabulary
@@ -248,7 +287,7 @@ def build_table(source: ModelSource, words: Collection[str]) -> VectorTable:
             lookups.append(Lookup(w, None, "missing"))
         else:
             hits.append((w, *hit))
-    checked, matrix = _checked([found[form] for _, _, form in hits])
+    checked, matrix = checked_vectors([found[form] for _, _, form in hits])
     # Rows of the checks' float64 matrix, in word order (as the hits): one copy makes the table.
     kept = [i for i, (_, problem) in enumerate(checked) if problem is None]
     lookups += [Lookup(w, form, status if problem is None else problem)
@@ -264,67 +303,38 @@ def _table_of_rows(model: str, words: list[str], matrix: np.ndarray, has: np.nda
     """The table of an open-vocabulary source's :meth:`~wefe_same.models.base.ModelSource.lookup_matrix`:
     the same statuses, vectors and lookups as the per-word path (every vector "exact"),
     checked and stacked once for all words."""
-    problems = _problems(matrix)
+    problems = row_problems(matrix)
     usable = has & (problems == 0)
-    lookups = [Lookup(w, w, _PROBLEMS[code]) if found else Lookup(w, None, "missing")
+    lookups = [Lookup(w, w, PROBLEM_STATUS[code]) if found else Lookup(w, None, "missing")
                for w, found, code in zip(words, has.tolist(), problems.tolist())]
     kept = [w for w, ok in zip(words, usable.tolist()) if ok]
     raw = matrix if len(kept) == len(words) else matrix[usable]
     return VectorTable.from_rows(model, kept, np.ascontiguousarray(raw, dtype=np.float64), lookups)
 
 
-#: A found word's status by :func:`_problems`' code.
-_PROBLEMS: tuple[LookupStatus, ...] = ("exact", "non-finite vector", "zero vector")
-
-
-def _problems(matrix: np.ndarray) -> np.ndarray:
-    """Per row of a float64 matrix: 0 usable, 1 "non-finite vector", 2 "zero vector" (as :func:`_checked`)."""
-    finite = np.isfinite(matrix).all(axis=1)
-    nonzero = matrix.any(axis=1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        overflows = ~np.isfinite(np.einsum("ij,ij->i", matrix, matrix))
-    codes = np.where(~finite, 1, np.where(~nonzero, 2, 0))
-    for i in np.flatnonzero(overflows & finite & nonzero):  # finite entries, a norm past the largest float
-        if not np.isfinite(safe_norm(matrix[i])):
-            codes[i] = 1
-    return codes
-
-
-def _checked(raw: list[Any]) -> tuple[list[tuple[np.ndarray, LookupStatus | None]], np.ndarray | None]:
-    """Each vector as float64, with "non-finite vector", "zero vector" or None (usable),
-    and the matrix of them all (None when they do not have one shape, or there are none).
-
-    Checked for all vectors at once when they have one shape (NumPy calls per table, not
-    per word); a norm that overflows the plain sum of squares is checked again with
-    :func:`~wefe_same.metrics._norms.safe_norm` (~100x slower, so only then): finite
-    entries whose norm exceeds the largest float are "non-finite vector".
-    """
-    vecs = [np.asarray(v, dtype=np.float64) for v in raw]
-    if not vecs:
-        return [], None
-    matrix: np.ndarray | None = None
-    if all(v.ndim == 1 and v.shape == vecs[0].shape for v in vecs):
-        matrix = np.stack(vecs)
-        finite = np.asarray(np.isfinite(matrix).all(axis=1))
-        nonzero = np.asarray(matrix.any(axis=1))
-        with np.errstate(over="ignore", invalid="ignore"):
-            overflows = ~np.isfinite(np.einsum("ij,ij->i", matrix, matrix))
-    else:  # ragged vectors: one at a time (the table's stacking names the problem later)
-        finite = np.array([bool(np.all(np.isfinite(v))) for v in vecs])
-        nonzero = np.array([bool(np.any(v)) for v in vecs])
-        with np.errstate(over="ignore", invalid="ignore"):
-            overflows = np.array([not np.isfinite(np.sum(v * v)) for v in vecs])
-    out: list[tuple[np.ndarray, LookupStatus | None]] = []
-    for vec, ok, any_value, over in zip(vecs, finite.tolist(), nonzero.tolist(), overflows.tolist()):
-        if not ok:
-            out.append((vec, "non-finite vector"))
-        elif not any_value:
-            out.append((vec, "zero vector"))
-        elif over and not np.isfinite(safe_norm(vec)):
-            out.append((vec, "non-finite vector"))
+def _table_of_items(model: str, words: list[str], labels: list[str], matrix: np.ndarray,
+                    items: dict[str, tuple[int, ...]]) -> VectorTable:
+    """The item table of an encoder's :meth:`~wefe_same.models.encoders.EncoderSource.lookup_items`:
+    a row whose vector is zero or not finite is left out; a word left with no row gets the
+    first problem of its rows (a word with no text at all is "missing")."""
+    problems = row_problems(matrix) if len(labels) else np.zeros(0, dtype=np.int64)
+    usable = problems == 0
+    new_row = np.cumsum(usable) - 1  # a kept row's index among the kept rows
+    kept_items: dict[str, np.ndarray] = {}
+    lookups = []
+    for w in words:
+        rows = np.asarray(items.get(w, ()), dtype=np.int64)
+        good = rows[usable[rows]] if len(rows) else rows
+        if len(good):
+            kept_items[w] = new_row[good]
+            lookups.append(Lookup(w, w, "exact"))
         else:
-            out.append((vec, None))
-    return out, matrix
+            status: LookupStatus = PROBLEM_STATUS[problems[rows[0]]] if len(rows) else "missing"
+            lookups.append(Lookup(w, w if len(rows) else None, status))
+    raw = matrix[usable] if len(labels) else np.zeros((0, 0))
+    kept_labels = [label for label, ok in zip(labels, usable.tolist()) if ok]
+    return VectorTable.from_items(model, kept_labels, np.ascontiguousarray(raw, dtype=np.float64), kept_items,
+                                  lookups)
 
 
 def read_table(source: ModelSource, words: Collection[str], *,
@@ -371,29 +381,9 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *, spare_
         # run's only torch one) has every core: the parent waits for it.
         source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 2) - 1)
-    with _own_objects_collected():
+    with own_objects_collected():
         out = read_table(source, words, identify=identify)
         out[0].fingerprint()  # here, not in the process that scores it
         del source
     release_freed_memory()
     return out
-
-
-@contextmanager
-def _own_objects_collected() -> Iterator[None]:
-    """Python's cycle collector looks only at the objects made inside the block, and
-    collects their cycles (the model's) when it ends.
-
-    The worker holds the many objects of torch's and transformers' imports; a full
-    collection walks them all, and reading a model makes enough objects to trigger full
-    collections. Frozen
-    (:func:`gc.freeze`) they are skipped; refcounting still frees them as before. The
-    caller imports the model's libraries before the block, or its first collection
-    walks their objects too.
-    """
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.collect()  # the block's own cycles only: everything older is frozen
-        gc.unfreeze()

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from wefe_same.errors import ModelError
+from wefe_same.models.specs import TemplateItems
 from wefe_same.validation import OptionSpec, shown_value
 
 Backend = Literal["sbert", "hf", "onnx"]
@@ -293,7 +294,7 @@ def layer_text(layer: Layer) -> str:
 
 def settings_label(*, pooling: str = "mean", layer: Layer = -1, templates: Sequence[str] = (),
                    default_pooling: str = "mean", template_label: str | None = None,
-                   contexts: str | None = None) -> str:
+                   contexts: str | None = None, template_items: str = "sentences") -> str:
     """The bracketed suffix that a non-default choice adds to a model's name ("" if none).
 
     >>> settings_label()
@@ -306,6 +307,8 @@ def settings_label(*, pooling: str = "mean", layer: Layer = -1, templates: Seque
     '[template=Here is a much longer senten…#20a1b4da]'
     >>> settings_label(pooling="last", layer=(-4, -1), default_pooling="last", template_label="seat")
     '[layer=-4:-1,templates=seat]'
+    >>> settings_label(template_label="seat", template_items="words")  # each word one item
+    '[templates=seat,template-items=words]'
     """
     parts = []
     if pooling != default_pooling:
@@ -321,6 +324,8 @@ def settings_label(*, pooling: str = "mean", layer: Layer = -1, templates: Seque
             digest = hashlib.sha256(json.dumps(list(templates)).encode("utf-8")).hexdigest()[:8]
             text = f"{text[:28]}…#{digest}" if len(templates) == 1 else f"{len(templates)}#{digest}"
         parts.append(f"{key}={text}")
+    if (template_label or templates) and template_items != "sentences":
+        parts.append(f"template-items={template_items}")
     if contexts:
         parts.append(f"contexts={contexts}")
     return f"[{','.join(parts)}]" if parts else ""
@@ -379,46 +384,6 @@ def locate(spec: str, location: str, *, revision: str | None, allow_download: bo
     return Location(folder=folder, hub_id=location, revision=folder.name)
 
 
-#: Weight files that are pickles (loading one can run code), and the safe format.
-PICKLED_WEIGHTS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
-PICKLED = (
-    "model spec {spec!r}: {file} holds pickled weights (loading them can run code) and no .safetensors "
-    "file stands beside it; pass --trust-pickle (trust_pickle=True) if you trust the file, or convert it "
-    "to safetensors"
-)
-
-
-def check_weights(spec: str, folder: Path, *, trust_pickle: bool) -> None:
-    """Refuse a folder whose weights exist only as pickles (``pytorch_model.bin``) unless trusted.
-
-    Checked per folder (a sentence-transformers model keeps modules in subfolders); where a
-    ``.safetensors`` file stands beside the pickle, the loaders are told to use it
-    (:func:`safetensors_only`) and the pickle is never opened.
-    """
-    if trust_pickle:
-        return
-    for pattern in PICKLED_WEIGHTS:
-        for file in sorted(folder.rglob(pattern)):
-            if file.is_file() and _is_pickle(file) and not any(file.parent.glob("*.safetensors")):
-                raise ModelError(PICKLED.format(spec=spec, file=file))
-
-
-def _is_pickle(file: Path) -> bool:
-    """torch.save's zip container or a bare pickle (protocol 2+ starts with 0x80); an
-    OpenVINO ``.bin`` of raw numbers is neither."""
-    try:
-        with open(file, "rb") as fh:
-            head = fh.read(4)
-    except OSError:
-        return True  # unreadable: the loader would fail on it anyway; refuse rather than guess
-    return head.startswith(b"PK\x03\x04") or head[:1] == b"\x80"
-
-
-def safetensors_only(s: EncoderSettings) -> dict[str, bool]:
-    """``from_pretrained`` options: safetensors only, unless pickles are trusted."""
-    return {} if s.trust_pickle else {"use_safetensors": True}
-
-
 @dataclass(frozen=True)
 class EncoderSettings:
     """Everything that decides an encoder's vectors; picklable, JSON-able by ``asdict``.
@@ -443,6 +408,9 @@ class EncoderSettings:
         Truncation in tokens (``onnx``; ``hf``: at most the model's positions, this when
         smaller, as a sentence-transformers model's ``max_seq_length``).
     templates : tuple of str
+    template_items : {"sentences", "words"}
+        With ``templates``: every filled template is an item (a row of the table), or each
+        word is one, the mean of its templates' vectors (:class:`~wefe_same.models.specs.LoadOptions`).
     allow_download : bool
     onnx_file, tokenizer_file : str or None
         ``onnx`` only.
@@ -485,6 +453,7 @@ class EncoderSettings:
     normalize: bool = False
     max_length: int | None = None
     templates: tuple[str, ...] = ()
+    template_items: TemplateItems = "sentences"
     allow_download: bool = False
     onnx_file: str | None = None
     tokenizer_file: str | None = None

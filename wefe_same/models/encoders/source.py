@@ -37,7 +37,6 @@ from wefe_same.models.encoders.settings import (
     _base_name,
     _option_values,
     check_templates,
-    check_weights,
     hub_offline,
     layer_text,
     locate,
@@ -47,8 +46,9 @@ from wefe_same.models.encoders.settings import (
     torch_device,
 )
 from wefe_same.models.encoders.torch_backends import _HfBackend, _SbertBackend
-from wefe_same.models.encoders.weights import check_safetensors
-from wefe_same.models.specs import LoadOptions
+from wefe_same.models.encoders.weights import check_safetensors, check_weights
+from wefe_same.models.specs import TEMPLATE_ITEMS, LoadOptions
+from wefe_same.validation import check_choice
 from wefe_same.versions import package_version
 
 #: A distribution's version, read from its metadata once per process (~2 ms a read: each
@@ -212,6 +212,37 @@ class EncoderSource(ModelSource):
                 has[i] = True
         return matrix, has
 
+    @property
+    def sentence_items(self) -> bool:
+        """Whether every filled template is an item of its word's set (``template_items``
+        "sentences", the default with templates): tables then come from :meth:`lookup_items`."""
+        s = self.settings
+        return bool(s.templates) and s.contexts is None and s.template_items == "sentences"
+
+    def lookup_items(self, words: Sequence[str]) -> tuple[list[str], np.ndarray, dict[str, tuple[int, ...]]]:
+        """Every filled template of sorted distinct ``words`` encoded alone, as SEAT (May et
+        al. 2019) and bias-bench do: (the sorted distinct sentences, their float64 rows, each
+        word's rows in template order). A sentence in which the word is cut off by truncation
+        is left out; a word left with none has no rows (reported missing, with a warning).
+        The rows are the very vectors that ``template_items="words"`` averages per word."""
+        words = list(words)
+        if any(a >= b for a, b in pairwise(words)):
+            raise ValueError("EncoderSource.lookup_items takes sorted, distinct words")
+        self.context_counts = None
+        self.cut_off = []
+        if not words:
+            return [], np.zeros((0, 0)), {}
+        backend = self._load()
+        texts = self._drop_cut_off(backend, words, self.texts(words))
+        word_level = self.settings.pooling in WORD_POOLINGS
+        keys = sorted({item if word_level else (item[0], ()) for w in words for item in texts[w]})
+        if not keys:
+            return [], np.zeros((0, 0)), {}
+        row = {k: i for i, k in enumerate(keys)}
+        encoded = self._encode(backend, [k[0] for k in keys], [k[1] for k in keys] if word_level else None)
+        items = {w: tuple(row[item if word_level else (item[0], ())] for item in texts[w]) for w in words if texts[w]}
+        return [k[0] for k in keys], encoded.astype(np.float64), items
+
     def _drop_cut_off(self, backend: Any, words: Sequence[str], texts: dict[str, list[Text]]) -> dict[str, list[Text]]:
         """``texts`` without those in which the word lies past the model's positions: truncation
         keeps a text's start, so a word there would get the vector of the rest of the text
@@ -297,6 +328,8 @@ class EncoderSource(ModelSource):
         # which device computed them (describe()).
         key.pop("device", None)
         key.pop("template_label", None)
+        if not s.templates or s.contexts is not None:
+            key.pop("template_items", None)  # decides nothing without templates
         if s.contexts is None:
             for unused in ("contexts", "contexts_per_word", "seed"):
                 key.pop(unused, None)
@@ -475,6 +508,7 @@ def context_settings(options: LoadOptions) -> dict[str, Any]:
     """The EncoderSettings fields every encoder takes from the run's options: what text a word
     is encoded in (beside ``templates``), and the device it runs on."""
     return {"name_templates": check_templates(options.name_templates), "template_label": options.template_label,
+            "template_items": check_choice(options.template_items, "template_items", "encoder", TEMPLATE_ITEMS),
             "contexts": None if options.contexts is None else str(Path(options.contexts).resolve()),
             "contexts_per_word": ENCODER_OPTIONS["contexts_per_word"].check(
                 "encoder", "contexts_per_word", options.contexts_per_word, ModelError),
@@ -484,7 +518,7 @@ def context_settings(options: LoadOptions) -> dict[str, Any]:
 def source_label(s: EncoderSettings, *, default_pooling: str = "mean") -> str:
     """The bracketed suffix of an encoder's name (see :func:`settings_label`)."""
     return settings_label(pooling=s.pooling, layer=s.layer, templates=s.templates, default_pooling=default_pooling,
-                          template_label=s.template_label,
+                          template_label=s.template_label, template_items=s.template_items,
                           contexts=None if s.contexts is None else f"{Path(s.contexts).name}:{s.contexts_per_word}")
 
 

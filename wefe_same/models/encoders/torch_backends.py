@@ -21,10 +21,10 @@ from wefe_same.models.encoders.settings import (
     _check_layer,
     cuda_batch_size,
     require,
-    safetensors_only,
     torch_device,
 )
 from wefe_same.models.encoders.tokens import TOKENIZER_LOCK, TextTokens, direct, shared_tokenizer, tokenizer_key
+from wefe_same.models.encoders.weights import safetensors_only
 
 
 @contextmanager

@@ -1,12 +1,17 @@
-"""A model folder's weight files checked from their headers before anything is loaded."""
+"""A model folder's weight files checked before anything is loaded: safetensors from their
+headers, pickles refused unless trusted."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wefe_same.errors import ModelError
 from wefe_same.models.encoders.hashing import hashed_before
+
+if TYPE_CHECKING:
+    from wefe_same.models.encoders.settings import EncoderSettings
 
 #: A safetensors header larger than this is no header (the format caps it at 100 MB).
 MAX_SAFETENSORS_HEADER = 100_000_000
@@ -66,3 +71,43 @@ def safetensors_problem(file: Path) -> str | None:
     if expected != size:
         return f"{size} bytes where its header describes {expected}: cut short or padded"
     return None
+
+
+#: Weight files that are pickles (loading one can run code), and the safe format.
+PICKLED_WEIGHTS = ("*.bin", "*.pt", "*.pth", "*.ckpt", "*.pkl")
+PICKLED = (
+    "model spec {spec!r}: {file} holds pickled weights (loading them can run code) and no .safetensors "
+    "file stands beside it; pass --trust-pickle (trust_pickle=True) if you trust the file, or convert it "
+    "to safetensors"
+)
+
+
+def check_weights(spec: str, folder: Path, *, trust_pickle: bool) -> None:
+    """Refuse a folder whose weights exist only as pickles (``pytorch_model.bin``) unless trusted.
+
+    Checked per folder (a sentence-transformers model keeps modules in subfolders); where a
+    ``.safetensors`` file stands beside the pickle, the loaders are told to use it
+    (:func:`safetensors_only`) and the pickle is never opened.
+    """
+    if trust_pickle:
+        return
+    for pattern in PICKLED_WEIGHTS:
+        for file in sorted(folder.rglob(pattern)):
+            if file.is_file() and _is_pickle(file) and not any(file.parent.glob("*.safetensors")):
+                raise ModelError(PICKLED.format(spec=spec, file=file))
+
+
+def _is_pickle(file: Path) -> bool:
+    """torch.save's zip container or a bare pickle (protocol 2+ starts with 0x80); an
+    OpenVINO ``.bin`` of raw numbers is neither."""
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(4)
+    except OSError:
+        return True  # unreadable: the loader would fail on it anyway; refuse rather than guess
+    return head.startswith(b"PK\x03\x04") or head[:1] == b"\x80"
+
+
+def safetensors_only(s: EncoderSettings) -> dict[str, bool]:
+    """``from_pretrained`` options: safetensors only, unless pickles are trusted."""
+    return {} if s.trust_pickle else {"use_safetensors": True}

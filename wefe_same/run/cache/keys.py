@@ -26,7 +26,7 @@ SHARED_CODE = ("cachedir.py", "errors.py", "interrupts.py", "processes.py", "val
 #: The code that reads a model's vectors (the source, then ``build_table``) and every module
 #: it imports within the package (tests/run/test_cache.py checks the import closure).
 VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "query/files.py", "scoring/__init__.py",
-                "scoring/vectors.py",
+                "scoring/vectors.py", "scoring/usable.py",
                 *SHARED_CODE)
 #: The code that turns a model into its quality rows, and every module it imports.
 QUALITY_CODE = ("quality", "run/quality.py", *VECTORS_CODE)

@@ -144,6 +144,7 @@ class ModelCache:
     def put_vectors(self, key: str, table: VectorTable, description: Mapping[str, str]) -> None:
         """Store a model's VectorTable and description under a :func:`vectors_key`."""
         meta = {"model": table.model, "words": list(table.words), "fingerprint": table.fingerprint(),
+                **({} if table.items is None else {"items": {w: r.tolist() for w, r in table.items.items()}}),
                 "lookups": [[lk.word, lk.found_as, lk.status] for lk in table.lookups],
                 "description": dict(description)}
         self._write("vectors", key, meta, {"raw": table.raw})
@@ -286,7 +287,13 @@ def _decode_vectors(meta: Mapping[str, Any], reader: Reader) -> tuple[VectorTabl
     if raw.dtype != np.float64 or raw.ndim != 2 or raw.shape[0] != len(words):
         raise _Damaged(f"vectors of shape {raw.shape} and dtype {raw.dtype} for {len(words)} words")
     lookups = [Lookup(w, f, s) for w, f, s in meta["lookups"]]
-    table = VectorTable(meta["model"], {w: raw[i] for i, w in enumerate(words)}, lookups)
+    if "items" in meta:  # an item table (an encoder's sentences in templates)
+        items = {w: np.asarray(r, dtype=np.int64) for w, r in meta["items"].items()}
+        if any(len(r) == 0 or r.min() < 0 or r.max() >= len(words) for r in items.values()):
+            raise _Damaged("an item row is outside the table")
+        table = VectorTable.from_items(meta["model"], words, raw, items, lookups)
+    else:
+        table = VectorTable(meta["model"], {w: raw[i] for i, w in enumerate(words)}, lookups)
     if table.fingerprint() != meta["fingerprint"]:
         raise _Damaged("the vectors do not match their fingerprint")
     return table, dict(meta["description"])
