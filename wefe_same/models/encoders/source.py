@@ -157,6 +157,16 @@ class EncoderSource(ModelSource):
         matrix, has = self.lookup_matrix(words)
         return {w: matrix[i] for i, w in enumerate(words) if has[i]}
 
+    def _new_lookup(self, words: Sequence[str], method: str) -> list[str]:
+        """``words`` as a list (refused unless sorted and distinct); the previous lookup's
+        context counts and cut-off words are forgotten."""
+        words = list(words)
+        if any(a >= b for a, b in pairwise(words)):
+            raise ValueError(f"EncoderSource.{method} takes sorted, distinct words")
+        self.context_counts = None
+        self.cut_off = []
+        return words
+
     def lookup_matrix(self, words: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """Sorted distinct ``words``' vectors as rows of one float64 matrix, and which words have one.
 
@@ -167,11 +177,7 @@ class EncoderSource(ModelSource):
         by truncation does not count); a word with no text (no context sentence holds it)
         gets no vector and is reported missing.
         """
-        words = list(words)
-        if any(a >= b for a, b in pairwise(words)):
-            raise ValueError("EncoderSource.lookup_matrix takes sorted, distinct words")
-        self.context_counts = None
-        self.cut_off = []
+        words = self._new_lookup(words, "lookup_matrix")
         if not words:
             return np.zeros((0, 0)), np.zeros(0, dtype=bool)
         s = self.settings
@@ -225,11 +231,7 @@ class EncoderSource(ModelSource):
         word's rows in template order). A sentence in which the word is cut off by truncation
         is left out; a word left with none has no rows (reported missing, with a warning).
         The rows are the very vectors that ``template_items="words"`` averages per word."""
-        words = list(words)
-        if any(a >= b for a, b in pairwise(words)):
-            raise ValueError("EncoderSource.lookup_items takes sorted, distinct words")
-        self.context_counts = None
-        self.cut_off = []
+        words = self._new_lookup(words, "lookup_items")
         if not words:
             return [], np.zeros((0, 0)), {}
         backend = self._load()
