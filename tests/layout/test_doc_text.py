@@ -90,3 +90,16 @@ def test_the_site_check_wants_the_offline_search_index(tmp_path):
     (tmp_path / "index.html").write_text(PAGE.format(text="", code="", src="x.js"))
     assert problems(tmp_path) == ["search/search_index.js is missing: search does not work from disk "
                                   "(the offline plugin)"]
+
+
+def test_no_doc_shows_a_path_into_the_projects_shared_folder():
+    """A user's clone has no ``../shared`` (issue 40, item 6): the README, the docs'
+    pages, the notebooks and the scripts they run point at files of the repository."""
+    texts = [ROOT / "README.md", ROOT / "CONTRIBUTING.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "docs").glob("*.py")), *sorted((ROOT / "notebooks").glob("*.ipynb"))]
+    texts = [p for p in texts if "site" not in p.relative_to(ROOT).parts[:2]]
+    assert len(texts) > 20
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in texts
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if re.search(r"\.\./shared\b|/work/shared\b", line)]
+    assert found == []
