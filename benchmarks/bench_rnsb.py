@@ -71,21 +71,26 @@ def record_calls(models: list[str] | None) -> dict[str, list[tuple]]:
 
 
 def time_previous(module, calls: dict[str, list[tuple]]) -> tuple[float, float, list[float]]:
-    module._CLASSIFIERS.clear()
+    module._CLASSIFIERS.clear()  # an older checkout's module-level cache
     wall, cpu = time.perf_counter(), time.process_time()
     values = [module.rnsb(t, *a, **o, random_state=s).value for per_model in calls.values() for t, a, o, s in per_model]
     return time.perf_counter() - wall, time.process_time() - cpu, values
 
 
 def time_current(calls: dict[str, list[tuple]]) -> tuple[float, float, list[float]]:
-    current._CLASSIFIERS.clear()
+    from wefe_same.metrics.memo import ModelMemo, RunMemo
+
+    run = RunMemo()  # one run's memo; one model memo per model, its arrays numbered as scoring numbers them
     wall, cpu = time.perf_counter(), time.process_time()
     values = []
     for per_model in calls.values():  # as score_table does: prefit per chunk of a model's subqueries
-        for start in range(0, len(per_model), 32):
-            chunk = per_model[start:start + 32]
+        model, numbers = ModelMemo(run), {}
+        bound = [(model.bind([*t, *a], [numbers.setdefault(id(x), len(numbers)) for x in (*t, *a)]), t, a, o, s)
+                 for t, a, o, s in per_model]  # the calls hold their arrays: an id is not reused meanwhile
+        for start in range(0, len(bound), 32):
+            chunk = bound[start:start + 32]
             current.prefit(chunk)
-            values += [current.rnsb(t, *a, **o, random_state=s).value for t, a, o, s in chunk]
+            values += [current.rnsb(t, *a, **o, random_state=s, memo=m).value for m, t, a, o, s in chunk]
     return time.perf_counter() - wall, time.process_time() - cpu, values
 
 

@@ -78,7 +78,6 @@ def main() -> int:
     if args.dims is not None:
         return dims(args)
 
-    from wefe_same.metrics import rnsb
     from wefe_same.models.catalog import resolve_model
     from wefe_same.models.sources import ArraySource
     from wefe_same.run.config import RankConfig
@@ -99,7 +98,7 @@ def main() -> int:
         cpu: list[float] = []
 
         def once(table=table, cpu=cpu):
-            rnsb._CLASSIFIERS.clear()
+            forget_module_caches()
             start = time.process_time()
             out = score_table(table, plan)
             cpu.append(time.process_time() - start)
@@ -115,8 +114,17 @@ def main() -> int:
     return 0
 
 
+def forget_module_caches() -> None:
+    """Empty an older checkout's module-level RNSB cache; this checkout has none (each
+    ``score_table`` call without a context makes a memo of its own)."""
+    from wefe_same.metrics import rnsb
+
+    if hasattr(rnsb, "_CLASSIFIERS"):
+        rnsb._CLASSIFIERS.clear()
+
+
 def metric_timers() -> dict[str, float]:
-    """Wrap every metric's ``call`` (and ``prefit``, ``blocks_call``, ``declare_blocks``) to add
+    """Wrap every metric's ``call`` (and ``prefit``, ``memo_call``, ``declare_memo``) to add
     its CPU seconds to the returned dict (a spec without the fields: an older commit's)."""
     from wefe_same.metrics.registry import METRICS
 
@@ -135,7 +143,7 @@ def metric_timers() -> dict[str, float]:
         object.__setattr__(spec, "call", timed(spec.name, spec.call))
         if spec.prefit is not None:
             object.__setattr__(spec, "prefit", timed(spec.name + " prefit", spec.prefit))
-        for field in ("blocks_call", "declare_blocks"):
+        for field in ("blocks_call", "declare_blocks", "memo_call", "declare_memo"):  # older checkouts: the first two
             if getattr(spec, field, None) is not None:
                 object.__setattr__(spec, field, timed(spec.name, getattr(spec, field)))
     return spent
@@ -197,12 +205,10 @@ def timed_models(tables, plan, spent, profile: bool = False, dump: Path | None =
         print(f"  {'all metrics':18s} {1000 * sum(spent.values()) / n:7.1f}")
     print("digests: " + " ".join(digests), flush=True)
     compare_values(values, dump, against)
-    if profile:  # the last model once more, untimed, its classifiers trained again
-        from wefe_same.metrics import rnsb
-
-        rnsb._CLASSIFIERS.clear()
+    if profile:  # the last model once more, untimed, with a memo of its own: its classifiers trained again
+        forget_module_caches()
         prof = cProfile.Profile()
-        prof.runcall(score_table, tables[-1], plan, **run)
+        prof.runcall(score_table, tables[-1], plan, **({"context": type(run["context"])(plan)} if run else {}))
         pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 

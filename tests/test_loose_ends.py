@@ -89,22 +89,24 @@ def test_rnsb_flags_a_fit_that_misses_the_optimum(monkeypatch):
     rng = np.random.default_rng(3)
     A1, A2 = attribute_sets(rng, 30, 30, 10, 0.5)
     monkeypatch.setattr(rnsb_module, "SOLVER_MAX_ITER", 1)
-    monkeypatch.setattr(rnsb_module, "_CLASSIFIERS", type(rnsb_module._CLASSIFIERS)())
     res = rnsb([A1[:5], A2[:5]], A1, A2, n_iterations=2, random_state=0)
     assert math.isnan(res.value) and "did not reach its optimum" in res.reason
     assert set(res.details) == {"kl_std", "n_iterations"}
 
 
-def test_rnsb_same_bytes_across_runs_word_orders_and_the_cache():
+def test_rnsb_same_bytes_across_runs_word_orders_and_the_memo():
+    from wefe_same.metrics.memo import ModelMemo
+
     rng = np.random.default_rng(4)
     A1, A2 = attribute_sets(rng, 200, 300, 20, 0.4)
     targets = [unit(rng.normal(size=(6, 20))) for _ in range(2)]
-    first = rnsb(targets, A1, A2, random_state=9)
-    again = rnsb(targets, A1, A2, random_state=9)  # from the cache
-    rnsb_module._CLASSIFIERS.clear()
-    fresh = rnsb(targets, A1, A2, random_state=9)  # trained again
+    memo = ModelMemo().bind([*targets, A1, A2], [0, 1, 2, 3])
+    first = rnsb(targets, A1, A2, random_state=9, memo=memo)
+    assert memo.run.sizes()["rnsb classifiers"] == 1
+    again = rnsb(targets, A1, A2, random_state=9, memo=memo)  # from the memo
+    fresh = rnsb(targets, A1, A2, random_state=9)  # no memo: trained again
     shuffled = rnsb(targets, A1[rng.permutation(200)], A2[rng.permutation(300)], random_state=9)
-    generator = rnsb(targets, A1, A2, random_state=np.random.default_rng(9))  # no cache
+    generator = rnsb(targets, A1, A2, random_state=np.random.default_rng(9), memo=memo)  # not remembered
     values = {r.value for r in (first, again, fresh, shuffled, generator)}
     assert len(values) == 1 and first.details == fresh.details == shuffled.details
 

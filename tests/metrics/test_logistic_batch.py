@@ -20,6 +20,7 @@ from sklearn_oracle import sklearn_fit
 from wefe_same.metrics import rnsb as rnsb_module
 from wefe_same.metrics.logistic import fit_logistic_batch
 from wefe_same.metrics.logistic_pool import fit_logistic_subsets
+from wefe_same.metrics.memo import ModelMemo
 
 
 def unit(M):
@@ -152,7 +153,6 @@ def test_rnsb_equals_rnsb_from_sklearn_fits(m1, m2, d, fraction):
     A1, A2 = X[y == 0], X[y == 1]
     targets = [unit(rng.normal(size=(6, d))), unit(rng.normal(size=(4, d)))]
     expected = rnsb_by_sklearn(targets, A1, A2, 10, fraction, 11)
-    rnsb_module._CLASSIFIERS.clear()
     got = rnsb_module.rnsb(targets, A1, A2, n_iterations=10, train_fraction=fraction, random_state=11)
     assert got.value == pytest.approx(expected, rel=1e-6, abs=1e-9)
 
@@ -161,18 +161,20 @@ def test_prefit_trains_what_rnsb_would_train_alone():
     rng = np.random.default_rng(8)
     # Two dimensions and both solvers' sizes (few words: the batch; many: subsets of a pool).
     pairs = [random_problem(rng, m, m + 3, d, 0.4) for m, d in ((5, 25), (5, 25), (12, 25), (40, 25), (5, 8), (90, 8))]
-    calls = [([unit(rng.normal(size=(5, X.shape[1])))], [X[y == 0], X[y == 1]], {"n_iterations": 4}, seed)
-             for seed, (X, y) in enumerate(pairs)]
-    rnsb_module._CLASSIFIERS.clear()
-    alone = [rnsb_module.rnsb(t, *a, **o, random_state=s) for t, a, o, s in calls]
-    rnsb_module._CLASSIFIERS.clear()
+    model = ModelMemo()
+    calls = []
+    for seed, (X, y) in enumerate(pairs):
+        t, a = [unit(rng.normal(size=(5, X.shape[1])))], [X[y == 0], X[y == 1]]
+        calls.append((model.bind([*t, *a], [3 * seed, 3 * seed + 1, 3 * seed + 2]), t, a, {"n_iterations": 4}, seed))
+    alone = [rnsb_module.rnsb(t, *a, **o, random_state=s) for _, t, a, o, s in calls]  # no memo: trained here
     assert rnsb_module.prefit(calls) == len(calls)
-    assert rnsb_module.prefit(calls) == 0  # all cached now
+    assert rnsb_module.prefit(calls) == 0  # all in the run's memo now
+    assert model.run.sizes()["rnsb classifiers"] == len(calls)
 
-    def no_training(requests):
+    def no_training(requests, memo=None):
         raise AssertionError("rnsb trained again what prefit had trained")
 
     with pytest.MonkeyPatch.context() as m:
         m.setattr(rnsb_module, "_train", no_training)
-        batched = [rnsb_module.rnsb(t, *a, **o, random_state=s) for t, a, o, s in calls]
+        batched = [rnsb_module.rnsb(t, *a, **o, random_state=s, memo=memo) for memo, t, a, o, s in calls]
     assert [r.value for r in alone] == [r.value for r in batched]

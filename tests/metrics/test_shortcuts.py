@@ -30,46 +30,47 @@ def test_spearman_rho_is_scipys_statistic_bit_for_bit():
         assert got == expected or (np.isnan(got) and np.isnan(expected))
 
 
-def test_direct_bias_is_the_same_from_a_warm_svd_cache():
+def test_direct_bias_is_the_same_from_a_warm_svd_memo():
+    from wefe_same.metrics.memo import ModelMemo
+
     rng = np.random.default_rng(1)
     groups = [rng.standard_normal((6, 30)) for _ in range(3)]
     T = rng.standard_normal((9, 30))
-    db._SVDS.clear()
-    cold = db.direct_bias(T, *groups)
-    warm = db.direct_bias(T, *groups)
-    assert warm.value == cold.value and warm.details == cold.details
-    assert warm.word_values["b"].tobytes() == cold.word_values["b"].tobytes()
-    components, _ = db.pca_subspace(np.stack(groups), 2)
-    components[:] = 0.0  # the caller's copy: the cached SVD is untouched
-    assert db.direct_bias(T, *groups).value == cold.value
+    memo = ModelMemo().bind([], [])
+    alone = db.direct_bias(T, *groups)
+    cold = db.direct_bias(T, *groups, memo=memo)
+    assert memo.run.sizes() == {"svd": 1}
+    warm = db.direct_bias(T, *groups, memo=memo)
+    for got in (cold, warm):
+        assert got.value == alone.value and got.details == alone.details
+        assert got.word_values["b"].tobytes() == alone.word_values["b"].tobytes()
+    components, _ = db.pca_subspace(np.stack(groups), 2, memo.run)
+    components[:] = 0.0  # the caller's copy: the remembered SVD is untouched
+    assert db.direct_bias(T, *groups, memo=memo).value == alone.value
 
 
-def test_rnsb_remembers_the_digest_of_arrays_scoring_froze_only():
+def test_the_memo_remembers_the_digest_of_the_calls_numbered_arrays_only():
     import hashlib
 
-    from wefe_same.metrics import rnsb
-    from wefe_same.metrics._frozen import freeze
+    from wefe_same.metrics.memo import ModelMemo
 
-    fixed = freeze(np.random.default_rng(2).standard_normal((5, 3)))
-    free = fixed.copy()
-    expected = hashlib.sha1(fixed.tobytes()).hexdigest()
+    model = ModelMemo()
+    numbered = np.random.default_rng(2).standard_normal((5, 3))
+    numbered.flags.writeable = False
+    free = numbered.copy()
+    memo = model.bind([numbered], [0])
+    expected = hashlib.sha1(numbered.tobytes()).hexdigest()
 
-    def remembered(M):
-        return rnsb._DIGESTS.get(M) is not None
+    def remembered():
+        return ("digest", 0) in model._values
 
-    assert rnsb._digest(fixed) == rnsb._digest(free) == expected
-    assert remembered(fixed) and not remembered(free)
-    free[0, 0] = 1.0  # a writable array is hashed again every time
-    assert rnsb._digest(free) != expected
-    view = np.ndarray.view(fixed)  # read-only, but not the array scoring froze
-    assert rnsb._digest(view) == expected and not remembered(view)
-    # A caller's read-only array is not trusted: its owner may make it writable and change it
-    theirs = np.random.default_rng(3).standard_normal((5, 3))
-    theirs.flags.writeable = False
-    before = rnsb._digest(theirs)
-    theirs.flags.writeable = True
-    theirs[0, 0] += 1.0
-    assert not remembered(theirs) and rnsb._digest(theirs) != before
+    assert memo.digest(free) == expected and not remembered()  # not one of the call's arrays
+    assert memo.digest(numbered) == expected and remembered()
+    free[0, 0] = 1.0  # an array without a number is hashed again every time
+    assert memo.digest(free) != expected
+    view = np.ndarray.view(numbered)  # the same bytes, but not the call's array: hashed, not looked up
+    assert memo.digest(view) == expected and memo.key_of(view) is None
+    assert model.bind([free], [0]).digest(free) == expected  # the number is the key: what scoring guarantees
 
 
 def test_canonical_order_sorts_only_the_ties_yet_is_the_full_lexicographic_order():
@@ -99,19 +100,19 @@ def test_a_remembered_permutation_test_is_the_one_computed_afresh():
              (s[::-1].copy(), 15, 500, "greater", 7), (s[:12], 6, 500, "less", 7),  # exact: 924 splits
              (s.astype(np.float32), 15, 500, "greater", 7)]
 
-    def run():
-        return [perm.weat_permutation_test(x, n_x, permutations=p, alternative=alt, random_state=seed)
+    def run(memo):
+        return [perm.weat_permutation_test(x, n_x, permutations=p, alternative=alt, random_state=seed, memo=memo)
                 for x, n_x, p, alt, seed in cases]
 
-    perm._TESTS.clear()
-    fresh = run()
-    assert len(perm._TESTS) == len(cases)
-    assert run() == fresh  # from the memo
-    perm._TESTS.clear()
-    assert run() == fresh
-    perm._TESTS.clear()  # a Generator is not remembered
-    perm.weat_permutation_test(s, 15, permutations=500, random_state=np.random.default_rng(7))
-    assert not perm._TESTS
+    from wefe_same.metrics.memo import RunMemo
+
+    memo = RunMemo()
+    fresh = run(None)
+    assert run(memo) == fresh and memo.sizes()["permutation tests"] == len(cases)
+    assert run(memo) == fresh  # from the memo
+    other = RunMemo()  # a Generator is not remembered
+    perm.weat_permutation_test(s, 15, permutations=500, random_state=np.random.default_rng(7), memo=other)
+    assert other.sizes() == {}
 
 
 def test_rnsb_kl_to_uniform_is_scipys_entropy_bit_for_bit():
@@ -130,32 +131,30 @@ def test_rnsb_kl_to_uniform_is_scipys_entropy_bit_for_bit():
 
 def test_rnsb_subsample_masks_are_remembered_by_sizes_and_seed_only():
     from wefe_same.metrics import rnsb as rnsb_module
+    from wefe_same.metrics.memo import RunMemo
 
-    rnsb_module._MASKS.clear()
-    first = rnsb_module._subsamples(30, 45, 10, 0.8, 5)
-    assert rnsb_module._subsamples(30, 45, 10, 0.8, 5) is first and not first.flags.writeable
-    fresh = rnsb_module._subsamples(30, 45, 10, 0.8, np.random.default_rng(5))  # drawn, not remembered
+    memo = RunMemo()
+    first = rnsb_module._subsamples(30, 45, 10, 0.8, 5, memo)
+    assert rnsb_module._subsamples(30, 45, 10, 0.8, 5, memo) is first and not first.flags.writeable
+    fresh = rnsb_module._subsamples(30, 45, 10, 0.8, np.random.default_rng(5), memo)  # drawn, not remembered
     np.testing.assert_array_equal(first, fresh)
-    assert fresh.flags.writeable and len(rnsb_module._MASKS) == 1
+    assert memo.sizes() == {"rnsb masks": 1}
+    np.testing.assert_array_equal(rnsb_module._subsamples(30, 45, 10, 0.8, 5), first)  # no memo: drawn afresh
     assert first.sum(axis=1).tolist() == [24 + 36] * 10
-    other = rnsb_module._subsamples(30, 45, 10, 0.8, 6)
-    assert not np.array_equal(other, first) and len(rnsb_module._MASKS) == 2
+    other = rnsb_module._subsamples(30, 45, 10, 0.8, 6, memo)
+    assert not np.array_equal(other, first) and memo.sizes() == {"rnsb masks": 2}
 
 
-def test_column_means_are_remembered_for_frozen_arrays_only():
-    import gc
-
-    from wefe_same.metrics import _frozen
+def test_column_means_are_remembered_for_the_calls_numbered_arrays_only():
+    from wefe_same.metrics.memo import ModelMemo, column_mean
 
     rng = np.random.default_rng(6)
-    M = rng.standard_normal((50, 7))
-    assert _frozen.column_mean(M).tobytes() == M.mean(axis=0).tobytes()
-    assert _frozen._MEANS.get(M) is None  # a caller's array may change: not remembered
-    F = _frozen.freeze(M.copy())
-    first = _frozen.column_mean(F)
-    assert _frozen.column_mean(F) is first and first.tobytes() == M.mean(axis=0).tobytes()
-    del F
-    gc.collect()
-    for _ in range(20):  # new arrays, some at the dead one's id: each gets its own mean
-        G = _frozen.freeze(rng.standard_normal((50, 7)))
-        assert _frozen.column_mean(G).tobytes() == G.mean(axis=0).tobytes()
+    M, F = rng.standard_normal((50, 7)), rng.standard_normal((50, 7))
+    model = ModelMemo()
+    memo = model.bind([F], [4])
+    assert column_mean(M, memo).tobytes() == M.mean(axis=0).tobytes()
+    assert column_mean(M, memo) is not column_mean(M, memo)  # not one of the call's arrays: computed each time
+    first = column_mean(F, memo)
+    assert column_mean(F, memo) is first and first.tobytes() == F.mean(axis=0).tobytes() and not first.flags.writeable
+    assert model.bind([F], [4]).mean(F) is first  # another call of the model: the same array, the same mean
+    assert column_mean(F).tobytes() == first.tobytes() and column_mean(F) is not first  # no memo

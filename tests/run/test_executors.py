@@ -508,3 +508,26 @@ def test_without_a_cache_a_job_sends_no_table_back(tmp_path, model_files, plan):
     assert kept is not None and kept.fingerprint() == scores.fingerprint == again.fingerprint
     assert identity is not None
     assert tables([scores]) == tables([again])
+
+
+# ----------------------------------------------------------------------------- a run's state in a worker
+def memo_of_this_process(context, n):
+    """Job: remember one value in the run's memo; which memo object this process holds, and how full."""
+    context.memo.put("svd", n, n)
+    return os.getpid(), id(context.memo), context.memo.sizes()["svd"]
+
+
+def test_a_worker_keeps_the_runs_context_between_its_jobs_and_a_new_run_gets_its_own():
+    from wefe_same.run.executors import Processes
+    from wefe_same.scoring.context import ScoringContext
+
+    plan = make_plan(RankConfig(queries=[QUERY], metrics=["WEAT"], permutations=0, progress=False))
+    first, second = ScoringContext(plan), ScoringContext(plan)
+    assert first.worker_key != second.worker_key
+    with Processes(1) as pool:  # one worker: every job in one process, each with its own pickled copy
+        jobs = [(memo_of_this_process, (first, n)) for n in range(3)] + [(memo_of_this_process, (second, 9))]
+        got = [value for _, value in sorted(pool.run(jobs))]
+    assert len({pid for pid, _, _ in got}) == 1
+    assert [filled for _, _, filled in got] == [1, 2, 3, 1]  # the run's memo grows; the next run's starts empty
+    assert len({memo for _, memo, _ in got[:3]}) == 1  # one object for the run's three jobs
+    assert first.memo.sizes() == {}  # the parent's own memo: the workers' copies are theirs

@@ -41,8 +41,8 @@ def test_shared_arrays_are_read_only_and_gathered_once():
     table = _table()
     memo = WordVectors(table)
     query = Query([WordSet("t1", WORDS[:5]), WordSet("t2", WORDS[5:10])], [WordSet("a", WORDS[10:20])])
-    first = prepare(table, query, METRICS["RND"], 0.2, memo=memo, vectors="unit")
-    again = prepare(table, Query(query.targets, query.attributes), METRICS["ECT"], 0.2, memo=memo)
+    first = prepare(table, query, METRICS["RND"], 0.2, word_vectors=memo, vectors="unit")
+    again = prepare(table, Query(query.targets, query.attributes), METRICS["ECT"], 0.2, word_vectors=memo)
     assert all(a is b for a, b in zip(first.targets + first.attributes, again.targets + again.attributes))
     with pytest.raises(ValueError, match="read-only"):
         first.targets[0][0, 0] = 1.0

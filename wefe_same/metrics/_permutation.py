@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
 from wefe_same.validation import check_choice, check_int
+
+if TYPE_CHECKING:
+    from wefe_same.metrics.memo import RunMemo
 
 Alternative = Literal["greater", "less", "two-sided"]
 ALTERNATIVES: tuple[Alternative, ...] = ("greater", "less", "two-sided")
@@ -56,39 +58,22 @@ def _int_seed(random_state: object) -> int | None:
     return None
 
 
-#: Split matrices kept for the next model (bool, 1 byte a cell), at most this many bytes.
-SPLIT_CACHE_BYTES = 64 * 2**20
-_SPLITS: dict[tuple[int, int, int | None, int | None], np.ndarray] = {}
-_LOCK = threading.Lock()
-#: Tests already computed, by (s, n_x, options, seed): WEAT and WEAT-ES test the same
-#: associations with the same seed (one random stream), so the second finds the first's
-#: result; a function of its key, so the same bytes.
-_TESTS: dict[tuple, PermutationTest] = {}
-_TESTS_SIZE = 256
-
-
-def _cached_splits(n: int, n_x: int, count: int | None, random_state: int | np.random.Generator | None) -> np.ndarray:
-    """:func:`_split_indicators`, remembered when they are a function of the arguments.
+def _splits(n: int, n_x: int, count: int | None, random_state: int | np.random.Generator | None,
+            memo: RunMemo | None) -> np.ndarray:
+    """:func:`_split_indicators`, through the run's ``memo`` when they are a function of
+    the arguments (an int seed, or the exact enumeration; a Generator or None draws afresh).
 
     Every model of a run tests the same subqueries with the same seeds (one stream per
-    metric and subquery), so it draws the same splits: drawing them once per run instead
-    of once per model saved ~0.3 s a model. Only an int seed (or the exact enumeration) is
-    remembered; a Generator or None draws afresh, as before. The same splits give the
-    same bytes.
+    metric and subquery), so it draws the same splits: the memo draws them once per run
+    instead of once per model. The same splits, the same bytes.
     """
     seed = _int_seed(random_state)
-    if count is not None and seed is None:
-        return _split_indicators(n, n_x, count, np.random.default_rng(random_state))
-    key = (n, n_x, count, None if count is None else int(seed))  # type: ignore[arg-type]
-    got = _SPLITS.get(key)
-    if got is None:
-        rng = None if count is None else np.random.default_rng(seed)
-        got = _split_indicators(n, n_x, count, rng).astype(bool)
-        if got.nbytes <= SPLIT_CACHE_BYTES:
-            with _LOCK:  # Dask runs jobs in threads of one process
-                while _SPLITS and sum(a.nbytes for a in _SPLITS.values()) + got.nbytes > SPLIT_CACHE_BYTES:
-                    del _SPLITS[next(iter(_SPLITS))]  # the oldest first
-                _SPLITS[key] = got
+    if memo is None or (count is not None and seed is None):
+        rng = None if count is None else np.random.default_rng(random_state)
+        return _split_indicators(n, n_x, count, rng)
+    key = (n, n_x, count, None if count is None else seed)
+    got = memo.remember("splits", key, lambda: _split_indicators(
+        n, n_x, count, None if count is None else np.random.default_rng(seed)).astype(bool))
     return got.astype(np.float64)
 
 
@@ -100,6 +85,7 @@ def weat_permutation_test(
     alternative: Alternative = "greater",
     exact_limit: int = EXACT_LIMIT,
     random_state: int | np.random.Generator | None = None,
+    memo: RunMemo | None = None,
 ) -> PermutationTest:
     """Caliskan et al.'s permutation test over the splits of X ∪ Y, with one tie rule.
 
@@ -142,6 +128,10 @@ def weat_permutation_test(
         Enumerate every split when there are at most this many; 0 always samples.
     random_state : int, Generator or None
         Seeds the sampled splits (each a subset drawn without replacement).
+    memo : RunMemo or None
+        The run's memo: the splits, and the test itself, once per run where they are a
+        function of the arguments (WEAT and WEAT-ES test the same associations with the
+        same seed); the same result as without.
 
     Returns
     -------
@@ -169,25 +159,18 @@ def weat_permutation_test(
     total = math.comb(n, n_x)
     exact = total <= exact_limit
     seed = _int_seed(random_state)
-    if not exact and seed is None:
-        return _test(s, n_x, total, exact, permutations, alternative, random_state)
+    if memo is None or (not exact and seed is None):
+        return _test(s, n_x, total, exact, permutations, alternative, random_state, memo)
     s = np.asarray(s)
     key = (s.dtype.str, s.tobytes(), n_x, permutations, alternative, exact_limit, None if exact else seed)
-    with _LOCK:
-        known = _TESTS.get(key)
-    if known is None:
-        known = _test(s, n_x, total, exact, permutations, alternative, random_state)
-        with _LOCK:
-            _TESTS[key] = known
-            if len(_TESTS) > _TESTS_SIZE:
-                del _TESTS[next(iter(_TESTS))]  # the oldest first
-    return known
+    return memo.remember("permutation tests", key,
+                         lambda: _test(s, n_x, total, exact, permutations, alternative, random_state, memo))
 
 
 def _test(s: np.ndarray, n_x: int, total: int, exact: bool, permutations: int, alternative: Alternative,
-          random_state: int | np.random.Generator | None) -> PermutationTest:
+          random_state: int | np.random.Generator | None, memo: RunMemo | None) -> PermutationTest:
     n = len(s)
-    indicators = _cached_splits(n, n_x, None if exact else permutations, random_state)
+    indicators = _splits(n, n_x, None if exact else permutations, random_state, memo)
     observed_row = np.zeros((1, n))
     observed_row[0, :n_x] = 1.0
     # Statistic Σ_{X_i} s − Σ_{Y_i} s = 2 Σ_{X_i} s − Σ s: one matrix product for all splits,

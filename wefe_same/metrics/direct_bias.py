@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
-
 import numpy as np
 
+from wefe_same.metrics.memo import Memo, RunMemo, read_only
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, integer, number
 from wefe_same.query.sets import AtLeast, Template
@@ -16,33 +14,13 @@ from wefe_same.validation import check_int, check_number
 #: norm of cosines is at most this; rounding leaves ~d · 2⁻⁵³ on an orthogonal unit vector.
 ORTHOGONAL_TOL = 1e-12
 
-#: Singular values and right singular vectors of recent centred tuple matrices, keyed by
-#: their exact bytes: a run scores the same defining tuples (male/female terms) against
-#: many neutral sets, and the SVD is most of Direct Bias's cost at 300+ dimensions.
-#: Keyed by the bytes themselves, so a hit is the same computation's result.
-_SVDS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
-_SVD_LOCK = threading.Lock()  # Dask runs jobs in threads of one process
-_SVD_CACHE_SIZE = 16
-
-
 def _svd(centred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(singular values, Vᵀ) of ``centred``, read-only, remembered for the last few matrices."""
-    key = (centred.dtype.str, centred.shape, centred.tobytes())
-    with _SVD_LOCK:
-        got = _SVDS.get(key)
-        if got is not None:
-            _SVDS.move_to_end(key)
-            return got
+    """(singular values, Vᵀ) of ``centred``, read-only."""
     _, singular, vt = np.linalg.svd(centred, full_matrices=False)
-    singular.flags.writeable = vt.flags.writeable = False
-    with _SVD_LOCK:
-        _SVDS[key] = (singular, vt)
-        if len(_SVDS) > _SVD_CACHE_SIZE:
-            _SVDS.popitem(last=False)
-    return singular, vt
+    return read_only(singular), read_only(vt)
 
 
-def pca_subspace(tuples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def pca_subspace(tuples: np.ndarray, k: int, memo: RunMemo | None = None) -> tuple[np.ndarray, np.ndarray]:
     """First ``k`` principal components of the centred defining tuples.
 
     Parameters
@@ -55,15 +33,24 @@ def pca_subspace(tuples: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     components : ndarray, shape (k, d)
     explained : ndarray, shape (k,)
         Share of the centred variance each component explains.
+
+    ``memo``: the run's memo, which keeps the SVD by the matrix's bytes (a run scores the
+    same defining tuples against many neutral sets; the SVD is most of Direct Bias's cost
+    at 300+ dimensions).
     """
     centred = (tuples - tuples.mean(axis=0, keepdims=True)).reshape(-1, tuples.shape[-1])
     # Each tuple sums to zero, so the stacked matrix is already centred: plain SVD is PCA.
-    singular, vt = _svd(centred)
+    if memo is None:
+        singular, vt = _svd(centred)
+    else:
+        key = (centred.dtype.str, centred.shape, centred.tobytes())
+        singular, vt = memo.remember("svd", key, lambda: _svd(centred))
     variance = singular**2
     return vt[:k].copy(), variance[:k] / variance.sum()
 
 
-def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: float = 1.0) -> MetricResult:
+def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: float = 1.0,
+                memo: Memo | None = None) -> MetricResult:
     """mean_t ‖(cos(t, b_i))_{i≤k}‖^c over the neutral words ``T``; 0 means no bias.
 
     Parameters
@@ -97,7 +84,7 @@ def direct_bias(T: np.ndarray, *groups: np.ndarray, k: int | None = None, c: flo
             f"k={k} principal components asked, but {tuples.shape[1]} tuple(s) of {n} groups span at most {rank}",
             details,
         )
-    components, explained = pca_subspace(tuples, k)
+    components, explained = pca_subspace(tuples, k, None if memo is None else memo.run)
     details["explained_variance"] = explained.sum()
     b = np.linalg.norm(T @ components.T, axis=1)
     powered = (b > ORTHOGONAL_TOL).astype(float) if c == 0 else b**c

@@ -7,8 +7,7 @@ from functools import partial
 
 import numpy as np
 
-from wefe_same.metrics._blocks import SharedBlocks
-from wefe_same.metrics._frozen import column_mean
+from wefe_same.metrics.memo import Memo, column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
 from wefe_same.query.sets import Template
@@ -20,8 +19,8 @@ def ect(T1: np.ndarray, T2: np.ndarray, A: np.ndarray) -> MetricResult:
     return _from_cosines(len(A), [_cosines(A, T) for T in (T1, T2)], spearman_rho)
 
 
-def _cosines(A: np.ndarray, T: np.ndarray) -> np.ndarray:
-    mean = column_mean(T)
+def _cosines(A: np.ndarray, T: np.ndarray, memo: Memo | None = None) -> np.ndarray:
+    mean = column_mean(T, memo)
     return A @ (mean / np.linalg.norm(mean))
 
 
@@ -33,13 +32,13 @@ def _from_cosines(n_words: int, sims: list[np.ndarray], rho: Callable[[np.ndarra
     return MetricResult(rho(sims[0], sims[1]), {})
 
 
-def _shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
-    """:func:`ect` with each set's cosines to a target mean, and their ranks, from the model's blocks."""
+def _shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    """:func:`ect` with each set's cosines to a target mean, and their ranks, from the model's memo."""
     A, targets = a[0], t[:2]
-    sims = [blocks.remember("ect cosines", (A, T), partial(_cosines, A, T)) for T in targets]
+    sims = [memo.remember("ect cosines", (A, T), partial(_cosines, A, T, memo)) for T in targets]
 
     def rho(x: np.ndarray, y: np.ndarray) -> float:
-        rx, ry = (blocks.remember("ect ranks", (A, T), partial(average_ranks, s)) for T, s in zip(targets, (x, y)))
+        rx, ry = (memo.remember("ect ranks", (A, T), partial(average_ranks, s)) for T, s in zip(targets, (x, y)))
         return spearman_rho(x, y, ranks=(rx, ry))
 
     return _from_cosines(len(A), sims, rho)
@@ -99,7 +98,7 @@ def average_ranks(x: np.ndarray) -> np.ndarray:
 METRIC = MetricSpec(
     name="ECT", func=ect,
     call=lambda t, a, **o: ect(t[0], t[1], a[0], **o),
-    blocks_call=_shared,
+    memo_call=_shared,
     template=Template(2, 1), order="descending", change_tolerance=0.05, ideal=1.0,
     formula="Spearman rho of (cos(mean T1, a))_a and (cos(mean T2, a))_a",
     reference="Dev & Phillips 2019, AISTATS; as in WEFE",

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from wefe_same.metrics._frozen import column_mean
+from wefe_same.metrics.memo import Memo, column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
 from wefe_same.query.sets import AtLeast, Template
 
 
-def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResult:
+def gweat(targets: list[np.ndarray], attributes: list[np.ndarray], *, memo: Memo | None = None) -> MetricResult:
     """g = Σ_i (X̄_i − μ) · (Ā_i − Ā), target set i paired with attribute set i
     (Schröder, Schulz & Hammer 2024, eq. 3).
 
@@ -21,8 +21,8 @@ def gweat(targets: list[np.ndarray], attributes: list[np.ndarray]) -> MetricResu
         return MetricResult.undefined(
             f"gWEAT pairs target set i with attribute set i: got {len(targets)} target and "
             f"{len(attributes)} attribute sets", {"n_groups": len(targets)})
-    x_means = np.array([column_mean(T) for T in targets])
-    a_means = np.array([column_mean(A) for A in attributes])
+    x_means = np.array([column_mean(T, memo) for T in targets])
+    a_means = np.array([column_mean(A, memo) for A in attributes])
     value = np.sum((x_means - x_means.mean(axis=0)) * (a_means - a_means.mean(axis=0)))
     return MetricResult(value, {"n_groups": len(targets)})
 

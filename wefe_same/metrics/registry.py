@@ -242,7 +242,7 @@ def sendable_problem(specs: Iterable[MetricSpec]) -> str | None:
     for s in specs:
         if is_registered(s):
             continue
-        for part in (s.func, s.call, s.prefit, s.blocks_call, s.declare_blocks):
+        for part in (s.func, s.call, s.prefit, s.memo_call, s.declare_memo):
             problem = None if part is None else _import_path_problem(part)
             if problem:
                 return f"metric {s.name!r}: {problem}"

@@ -7,9 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from wefe_same.metrics._blocks import SharedBlocks
-from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics._norms import distances_to, safe_norm
+from wefe_same.metrics.memo import Memo, column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, boolean
 from wefe_same.query.sets import Template
@@ -37,25 +36,25 @@ def _from_distances(d1: np.ndarray, d2: np.ndarray) -> MetricResult:
     return MetricResult(diff.sum(), {"share_closer_to_targets_1": float(np.mean(diff < 0))})
 
 
-def _shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray], *, normalize: bool = True) -> MetricResult:
-    """:func:`rnd` with the distances from the model's blocks (scoring hands unit vectors
+def _shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray], *, normalize: bool = True) -> MetricResult:
+    """:func:`rnd` with the distances from the model's memo (scoring hands unit vectors
     with ``normalize=False``; a call that still asks to normalise is computed alone)."""
     if normalize:
         return rnd(t[0], t[1], a[0], normalize=True)
-    return _from_distances(blocks.distances(a[0], t[0]), blocks.distances(a[0], t[1]))
+    return _from_distances(memo.distances(a[0], t[0]), memo.distances(a[0], t[1]))
 
 
-def _declare(blocks: SharedBlocks, calls: list[tuple[list[np.ndarray], list[np.ndarray], Mapping[str, Any]]]) -> None:
-    for t, a, options in calls:
+def _declare(calls: list[tuple[Memo, list[np.ndarray], list[np.ndarray], Mapping[str, Any]]]) -> None:
+    for memo, t, a, options in calls:
         if not options.get("normalize", True):
-            blocks.declare_distances(a[0], t[0])
-            blocks.declare_distances(a[0], t[1])
+            memo.declare_distances(a[0], t[0])
+            memo.declare_distances(a[0], t[1])
 
 
 METRIC = MetricSpec(
     name="RND", func=rnd,
     call=lambda t, a, **o: rnd(t[0], t[1], a[0], **o),
-    blocks_call=_shared, declare_blocks=_declare,
+    memo_call=_shared, declare_memo=_declare,
     template=Template(2, 1), order="abs", change_tolerance=0.01, vectors="raw", unit_option="normalize",
     option_checks={"normalize": boolean()},
     formula="Σ_{a∈A} (‖avg(T1) − a‖₂ − ‖avg(T2) − a‖₂), unit vectors by default",

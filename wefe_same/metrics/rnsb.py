@@ -18,18 +18,15 @@ the value is NaN with the reason.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 from scipy.special import expit, rel_entr
 
-from wefe_same.metrics._frozen import ByIdentity, is_frozen
 from wefe_same.metrics.logistic import fit_logistic_batch
 from wefe_same.metrics.logistic_pool import fit_logistic_subsets
+from wefe_same.metrics.memo import Memo, RunMemo, read_only
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, integer, number
 from wefe_same.query.sets import AtLeast, Template
@@ -44,14 +41,9 @@ SOLVER_MAX_ITER = 100
 GRADIENT_TOL = 1e-10
 C = 1.0
 
-#: Trained classifiers by (attribute vectors, settings): a ranking run scores many target
-#: sets against the same attribute pair (e.g. a sentiment lexicon), and the training (with
-#: the canonical sort before it) is the expensive part. Keyed by the bytes of the vectors,
-#: so the cache can never change a result. :func:`prefit` fills it for many pairs at once.
-_CLASSIFIERS: OrderedDict[tuple, tuple[np.ndarray, np.ndarray, float]] = OrderedDict()
-#: Dask runs jobs in threads of one process: the cache is changed under this lock.
-_LOCK = threading.Lock()
-_CACHE_SIZE = 64
+#: Attribute pairs :func:`prefit` trains at a time: the run memo's "rnsb classifiers"
+#: section keeps 64 (:data:`~wefe_same.metrics.memo.BOUNDS`).
+PREFIT_PAIRS = 64
 
 
 def canonical_order(M: np.ndarray) -> np.ndarray:
@@ -90,25 +82,6 @@ def canonical_order(M: np.ndarray) -> np.ndarray:
     return order
 
 
-#: Digests of the arrays scoring froze (:mod:`._frozen`), by identity: scoring hands :func:`prefit`
-#: and then :func:`rnsb` the same shared arrays (a whole lexicon to hash each time
-#: otherwise). Weak references: an entry neither keeps its array alive nor
-#: answers for another array given the same id later.
-_DIGESTS = ByIdentity(256)
-
-
-def _digest(M: np.ndarray) -> str:
-    fixed = is_frozen(M)  # a caller's read-only array may be made writeable again: not trusted
-    known = _DIGESTS.get(M) if fixed else None
-    if known is not None:
-        return known
-    # The buffer itself, not a copy of it (``tobytes``): the same bytes, the same digest.
-    digest = hashlib.sha1(np.ascontiguousarray(M, dtype=np.float64).data).hexdigest()
-    if fixed:
-        _DIGESTS.put(M, digest)
-    return digest
-
-
 def _stacked_canonical(A1: np.ndarray, A2: np.ndarray) -> np.ndarray:
     """A1's rows then A2's, each set in :func:`canonical_order` (so the random split never
     depends on word order), as float64; each row copied once."""
@@ -130,46 +103,34 @@ def fit_logistic(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float, float
 
 
 def _subsamples(m1: int, m2: int, n_iterations: int, train_fraction: float,
-                random_state: int | np.integer | np.random.Generator | None) -> np.ndarray:
+                random_state: int | np.integer | np.random.Generator | None, memo: RunMemo | None = None) -> np.ndarray:
     """Which rows of ``vstack([A1, A2])`` (``A1``, ``A2`` of m1 and m2 rows, in canonical
     row order) each classifier trains on, shape (n_iterations, m1 + m2): per iteration, a
     seeded ``train_fraction`` of each set without replacement (at least one word), A1's first.
 
     A function of the sizes and an int seed, not of the vectors: every model of a run
-    draws the same masks for one attribute pair, so they are drawn once (read-only) and
-    remembered."""
+    draws the same masks for one attribute pair, so the run's ``memo`` draws them once
+    (read-only)."""
+    def draw() -> np.ndarray:
+        rng = np.random.default_rng(random_state)
+        masks = np.zeros((n_iterations, m1 + m2), dtype=bool)
+        for i in range(n_iterations):
+            masks[i, rng.choice(m1, max(1, round(train_fraction * m1)), replace=False)] = True
+            masks[i, m1 + rng.choice(m2, max(1, round(train_fraction * m2)), replace=False)] = True
+        return read_only(masks)
+
     seed = int(random_state) if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) \
         else None
-    key = (m1, m2, n_iterations, train_fraction, seed)
-    if seed is not None:
-        with _LOCK:
-            known = _MASKS.get(key)
-        if known is not None:
-            return known
-    rng = np.random.default_rng(random_state)
-    masks = np.zeros((n_iterations, m1 + m2), dtype=bool)
-    for i in range(n_iterations):
-        masks[i, rng.choice(m1, max(1, round(train_fraction * m1)), replace=False)] = True
-        masks[i, m1 + rng.choice(m2, max(1, round(train_fraction * m2)), replace=False)] = True
-    if seed is not None:
-        masks.flags.writeable = False
-        with _LOCK:
-            _MASKS[key] = masks
-            _MASKS.move_to_end(key)
-            if len(_MASKS) > _CACHE_SIZE:
-                _MASKS.popitem(last=False)
-    return masks
-
-
-#: Subsample masks by (m1, m2, n_iterations, train_fraction, seed): see :func:`_subsamples`.
-_MASKS: OrderedDict[tuple, np.ndarray] = OrderedDict()
+    if seed is None or memo is None:
+        return draw()
+    return memo.remember("rnsb masks", (m1, m2, n_iterations, train_fraction, seed), draw)
 
 
 #: (A1, A2, n_iterations, train_fraction, random_state) of one attribute pair.
 Request = tuple[np.ndarray, np.ndarray, int, float, int | np.integer | np.random.Generator | None]
 
 
-def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]]:
+def _train(requests: list[Request], memo: RunMemo | None = None) -> list[tuple[np.ndarray, np.ndarray, float]]:
     """Coefficients (n_iterations, d), intercepts and the largest final gradient of the
     A1-vs-A2 logistic regressions of every request (A1, A2, n_iterations, train_fraction,
     random_state). Pairs with many more training words than dimensions (a sentiment
@@ -179,7 +140,7 @@ def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]
     for A1, A2, n_iterations, train_fraction, random_state in requests:
         X = _stacked_canonical(A1, A2)
         y = np.r_[np.zeros(len(A1)), np.ones(len(A2))]
-        masks = _subsamples(len(A1), len(A2), n_iterations, train_fraction, random_state)
+        masks = _subsamples(len(A1), len(A2), n_iterations, train_fraction, random_state, memo)
         if masks[0].sum() > 2 * (X.shape[1] + 1):
             fits.append(fit_logistic_subsets(X, y, masks, C=C, tol=SOLVER_TOL, max_iter=SOLVER_MAX_ITER))
         else:
@@ -202,46 +163,32 @@ def _train(requests: list[Request]) -> list[tuple[np.ndarray, np.ndarray, float]
     return out
 
 
-def _key(A1, A2, n_iterations, train_fraction, random_state) -> tuple:
-    # Keyed by the bytes as given: a hit skips the canonical sort as well as the training.
-    # The same rows in another order miss, then train on the same canonical rows: equal bytes.
-    return (_digest(A1), _digest(A2), A1.shape, A2.shape, n_iterations, train_fraction, int(random_state))
+def _key(memo: Memo, A1, A2, n_iterations, train_fraction, random_state) -> tuple:
+    # Keyed by the bytes as given (each array's digest once per model): a hit skips the
+    # canonical sort as well as the training. The same rows in another order miss, then
+    # train on the same canonical rows: equal bytes.
+    return (memo.digest(A1), memo.digest(A2), A1.shape, A2.shape, n_iterations, train_fraction, int(random_state))
 
 
-def _store(key: tuple, classifiers: tuple[np.ndarray, np.ndarray, float]) -> None:
-    with _LOCK:
-        _CLASSIFIERS[key] = classifiers
-        _CLASSIFIERS.move_to_end(key)
-        if len(_CLASSIFIERS) > _CACHE_SIZE:
-            _CLASSIFIERS.popitem(last=False)
+def _classifiers(A1, A2, n_iterations, train_fraction, random_state, memo: Memo | None):
+    request = (A1, A2, n_iterations, train_fraction, random_state)
+    if memo is None or not isinstance(random_state, (int, np.integer)):
+        return _train([request], None if memo is None else memo.run)[0]
+    return memo.run.remember("rnsb classifiers", _key(memo, *request), lambda: _train([request], memo.run)[0])
 
 
-def _classifiers(A1, A2, n_iterations, train_fraction, random_state):
-    if not isinstance(random_state, (int, np.integer)):
-        return _train([(A1, A2, n_iterations, train_fraction, random_state)])[0]
-    key = _key(A1, A2, n_iterations, train_fraction, random_state)
-    with _LOCK:
-        got = _CLASSIFIERS.get(key)
-        if got is not None:
-            _CLASSIFIERS.move_to_end(key)
-    if got is None:  # trained outside the lock; what is returned is this value, whatever others evict
-        got = _train([(A1, A2, n_iterations, train_fraction, random_state)])[0]
-        _store(key, got)
-    return got
+def prefit(calls: Sequence[tuple[Memo, Sequence[np.ndarray], Sequence[np.ndarray], Mapping[str, Any], object]]) -> int:
+    """Train the classifiers of many RNSB calls in one batched solve, into the run's memo.
 
-
-def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Mapping[str, Any], object]]) -> int:
-    """Train the classifiers of many RNSB calls in one batched solve, into the cache.
-
-    ``calls`` holds (targets, attributes, options, random_state) as
+    ``calls`` holds (memo, targets, attributes, options, random_state) as
     :meth:`~wefe_same.metrics.registry.MetricSpec.compute` receives them; the later
     :func:`rnsb` calls then find their classifiers trained. The same classifiers (bytes)
     as one call at a time: each pair's subsamples come from its own seed. Calls without an
-    integer seed, with invalid options or more pairs than the cache holds are left to
+    integer seed, with invalid options or more than :data:`PREFIT_PAIRS` pairs are left to
     :func:`rnsb`. Returns the number of attribute pairs trained.
     """
-    requests: dict[tuple, Request] = {}
-    for _targets, attributes, options, random_state in calls:
+    requests: dict[tuple, tuple[Memo, Request]] = {}
+    for memo, _targets, attributes, options, random_state in calls:
         n_iterations, train_fraction = options.get("n_iterations", 10), options.get("train_fraction", 0.8)
         if (not isinstance(random_state, (int, np.integer)) or len(attributes) != 2
                 or not isinstance(n_iterations, (int, np.integer)) or n_iterations < 1
@@ -249,12 +196,14 @@ def prefit(calls: Sequence[tuple[Sequence[np.ndarray], Sequence[np.ndarray], Map
             continue
         A1, A2 = attributes
         request = (A1, A2, int(n_iterations), float(train_fraction), int(random_state))
-        key = _key(*request)
-        if key not in _CLASSIFIERS:
-            requests.setdefault(key, request)
-    todo = list(requests.items())[:_CACHE_SIZE]
-    for (key, _), classifiers in zip(todo, _train([request for _, request in todo]) if todo else []):
-        _store(key, classifiers)
+        key = _key(memo, *request)
+        if ("rnsb classifiers", key) not in memo.run:
+            requests.setdefault(key, (memo, request))
+    todo = list(requests.items())[:PREFIT_PAIRS]
+    if todo:
+        run = todo[0][1][0].run  # one scoring call's memos share their run
+        for (key, _), classifiers in zip(todo, _train([request for _, (_, request) in todo], run)):
+            run.put("rnsb classifiers", key, classifiers)
     return len(todo)
 
 
@@ -283,6 +232,7 @@ def rnsb(
     n_iterations: int = 10,
     train_fraction: float = 0.8,
     random_state: int | np.random.Generator | None = None,
+    memo: Memo | None = None,
 ) -> MetricResult:
     """KL divergence between the normalised P(A2 | w) over all target words and uniform.
 
@@ -304,7 +254,7 @@ def rnsb(
     """
     check_int(n_iterations, "n_iterations", "rnsb", minimum=1)
     check_number(train_fraction, "train_fraction", "rnsb", low=0, high=1, low_open=True)
-    coefs, intercepts, gradient = _classifiers(A1, A2, int(n_iterations), float(train_fraction), random_state)
+    coefs, intercepts, gradient = _classifiers(A1, A2, int(n_iterations), float(train_fraction), random_state, memo)
     details = {"kl_std": np.nan, "n_iterations": n_iterations}
     if not gradient <= GRADIENT_TOL:
         return MetricResult.undefined(

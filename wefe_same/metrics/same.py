@@ -11,8 +11,7 @@ import itertools
 
 import numpy as np
 
-from wefe_same.metrics._blocks import SharedBlocks, read_only
-from wefe_same.metrics._frozen import column_mean
+from wefe_same.metrics.memo import Memo, column_mean, read_only
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
 from wefe_same.query.sets import AtLeast, Template
@@ -48,12 +47,12 @@ def bias_basis(group_means: np.ndarray) -> np.ndarray:
     return np.array(basis).reshape(len(basis), group_means.shape[1])
 
 
-def signed_pair_bias(T: np.ndarray, groups: tuple[np.ndarray, ...]) -> dict[str, np.ndarray]:
+def signed_pair_bias(T: np.ndarray, groups: tuple[np.ndarray, ...], memo: Memo | None = None) -> dict[str, np.ndarray]:
     """Binary SAME with its sign, b(t, A_i, A_j) = cos(t, â_i − â_j), for every pair i < j.
 
     Keys are ``"signed_i_j"``; a pair whose means coincide gives NaN.
     """
-    means = [column_mean(G) for G in groups]
+    means = [column_mean(G, memo) for G in groups]
     out = {}
     for i, j in itertools.combinations(range(len(groups)), 2):
         direction = means[i] - means[j]
@@ -76,8 +75,9 @@ def same(T: np.ndarray, *groups: np.ndarray) -> MetricResult:
     return _same(T, groups, signed_pair_bias(T, groups))
 
 
-def _same(T: np.ndarray, groups: tuple[np.ndarray, ...], words: dict[str, np.ndarray]) -> MetricResult:
-    basis = bias_basis(np.array([column_mean(G) for G in groups]))
+def _same(T: np.ndarray, groups: tuple[np.ndarray, ...], words: dict[str, np.ndarray],
+          memo: Memo | None = None) -> MetricResult:
+    basis = bias_basis(np.array([column_mean(G, memo) for G in groups]))
     details = {"n_groups": len(groups), "bias_dims": basis.shape[0]}
     if basis.shape[0] == 0:
         return MetricResult.undefined("all group means coincide: no bias direction", details, words)
@@ -111,24 +111,24 @@ def _reduce(signed: dict[str, np.ndarray], statistic, *, signed_value: bool) -> 
     return MetricResult(value, per_pair, word_values=signed)
 
 
-def _signed(blocks: SharedBlocks, T: np.ndarray, groups: list[np.ndarray]) -> dict[str, np.ndarray]:
-    """:func:`signed_pair_bias` from the model's blocks: SAME, SAME-skew and
+def _signed(memo: Memo, T: np.ndarray, groups: list[np.ndarray]) -> dict[str, np.ndarray]:
+    """:func:`signed_pair_bias` from the model's memo: SAME, SAME-skew and
     SAME-stereotype of one subquery read the same projections (read-only)."""
-    known = blocks.remember("same signed", (T, *groups),
-                            lambda: {k: read_only(v) for k, v in signed_pair_bias(T, tuple(groups)).items()})
+    known = memo.remember("same signed", (T, *groups),
+                          lambda: {k: read_only(v) for k, v in signed_pair_bias(T, tuple(groups), memo).items()})
     return dict(known)
 
 
-def _same_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
-    return _same(a[0], tuple(t), _signed(blocks, a[0], t))
+def _same_shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _same(a[0], tuple(t), _signed(memo, a[0], t), memo)
 
 
-def _skew_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
-    return _reduce(_signed(blocks, a[0], t), np.mean, signed_value=True)
+def _skew_shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _reduce(_signed(memo, a[0], t), np.mean, signed_value=True)
 
 
-def _stereotype_shared(blocks: SharedBlocks, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
-    return _reduce(_signed(blocks, a[0], t), np.std, signed_value=False)
+def _stereotype_shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> MetricResult:
+    return _reduce(_signed(memo, a[0], t), np.std, signed_value=False)
 
 
 #: SAME and its skew and stereotype scores.
@@ -136,7 +136,7 @@ METRIC = (
     MetricSpec(
         name="SAME", func=same,
         call=lambda t, a, **o: same(a[0], *t, **o),
-        blocks_call=_same_shared,
+        memo_call=_same_shared,
         template=Template(AtLeast(2), 1), order="ascending", change_tolerance=0.005, word_role="attributes",
         pair_keyed=True,
         formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
@@ -145,7 +145,7 @@ METRIC = (
     MetricSpec(
         name="SAME-skew", func=same_skew,
         call=lambda t, a, **o: same_skew(a[0], *t, **o),
-        blocks_call=_skew_shared,
+        memo_call=_skew_shared,
         template=Template(AtLeast(2), 1), order="abs", change_tolerance=0.005, pair_keyed=True,
         formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
         reference="Schröder et al. 2021, §4.4",
@@ -153,7 +153,7 @@ METRIC = (
     MetricSpec(
         name="SAME-stereotype", func=same_stereotype,
         call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
-        blocks_call=_stereotype_shared,
+        memo_call=_stereotype_shared,
         template=Template(AtLeast(2), 1), order="ascending", change_tolerance=0.005, pair_keyed=True,
         formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
         reference="Schröder et al. 2021, §4.4",

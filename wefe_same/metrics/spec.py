@@ -25,7 +25,7 @@ from wefe_same.query.sets import Template
 from wefe_same.validation import check_bool, check_choice, check_int, check_number
 
 if TYPE_CHECKING:
-    from wefe_same.metrics._blocks import SharedBlocks
+    from wefe_same.metrics.memo import Memo
 
 Order = Literal["abs", "ascending", "descending", "ideal"]
 Arrays = list[np.ndarray]
@@ -83,7 +83,10 @@ class MetricSpec:
     ----------
     name : str
     func : callable
-        The pure function on arrays; its keyword-only parameters are the metric's options.
+        The pure function on arrays; its keyword-only parameters are the metric's options,
+        except ``random_state`` and ``memo``: a ``memo=None`` parameter gets the call's
+        ``Memo`` from scoring (the run's and the model's remembered values,
+        `wefe_same.metrics.memo`), which may save work and never changes a result.
     call : callable (targets, attributes, **options) -> MetricResult
         Spreads a subquery's arrays onto ``func``.
     template : Template
@@ -120,7 +123,7 @@ class MetricSpec:
     formula, reference : str
         For the docs and ``wefe-same metrics``.
     option_checks : mapping of str to OptionCheck
-        One check per keyword-only option of ``func`` (``random_state`` excluded):
+        One check per keyword-only option of ``func`` (``random_state`` and ``memo`` excluded):
         ``check(value, option, metric name)`` returns the value or raises
         `InvalidParameterError`. `check_options` runs
         them before any work; every option must have one.
@@ -129,17 +132,17 @@ class MetricSpec:
         test's ``p_value``, ``n_splits``, ``p_method`` for WEAT and WEAT-ES); the other
         details go to its JSON column.
     prefit : callable or None
-        Called with [(targets, attributes, options, random_state), …] of many subqueries of
+        Called with [(memo, targets, attributes, options, random_state), …] of many subqueries of
         one model before they are computed one by one, to share work between them (RNSB:
         all their classifiers in one batched solve); it may not change any result.
-    blocks_call : callable or None
-        ``call`` with one model's ``SharedBlocks`` (`wefe_same.metrics._blocks`) first:
-        ``blocks_call(blocks, targets, attributes, **options)`` reads the quantities that
+    memo_call : callable or None
+        ``call`` with the call's ``Memo`` first:
+        ``memo_call(memo, targets, attributes, **options)`` reads the quantities that
         other subqueries and metrics of the model share from it instead of computing them
         again. It returns what ``call`` returns, bit for bit. Scoring uses it when given.
-    declare_blocks : callable or None
-        Called with the model's blocks and [(targets, attributes, options), …] of many
-        subqueries before they are computed, to say what they will ask the blocks for
+    declare_memo : callable or None
+        Called with [(memo, targets, attributes, options), …] of many
+        subqueries before they are computed, to say what they will ask the memo for
         (RND: the distances of each attribute set to each target set's mean, computed
         in one pass over the attribute set's words).
     pair_keyed : bool
@@ -173,15 +176,18 @@ class MetricSpec:
     option_checks: Mapping[str, OptionCheck] = field(default_factory=dict, hash=False, compare=False)
     promoted_details: tuple[str, ...] = ()
     pair_keyed: bool = False
-    prefit: Callable[[list[tuple[Arrays, Arrays, Mapping[str, Any], int | None]]], Any] | None = field(
+    prefit: Callable[[list[tuple[Memo, Arrays, Arrays, Mapping[str, Any], int | None]]], Any] | None = field(
         default=None, hash=False, compare=False)
-    blocks_call: Callable[..., MetricResult] | None = field(default=None, hash=False, compare=False)
-    declare_blocks: Callable[[SharedBlocks, list[tuple[Arrays, Arrays, Mapping[str, Any]]]], None] | None = field(
+    memo_call: Callable[..., MetricResult] | None = field(default=None, hash=False, compare=False)
+    declare_memo: Callable[[list[tuple[Memo, Arrays, Arrays, Mapping[str, Any]]]], None] | None = field(
         default=None, hash=False, compare=False)
     origin: MetricOrigin | None = field(default=None, hash=False, compare=False)
+    #: ``func`` takes a keyword-only ``memo`` (read from its signature).
+    takes_memo: bool = field(init=False, repr=False, hash=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "option_checks", MappingProxyType(dict(self.option_checks)))
+        object.__setattr__(self, "takes_memo", callable(self.func) and _has_keyword(self.func, "memo"))
         if not isinstance(self.name, str) or not self.name.strip() or self.name != self.name.strip():
             raise MetricError(f"a metric name must be a non-empty string without surrounding spaces, "
                               f"not {self.name!r}")
@@ -215,11 +221,11 @@ class MetricSpec:
 
     @property
     def options(self) -> dict[str, Any]:
-        """Keyword-only options of ``func`` and their defaults (``random_state`` excluded)."""
+        """Keyword-only options of ``func`` and their defaults (``random_state`` and ``memo`` excluded)."""
         return {
             p.name: p.default
             for p in inspect.signature(self.func).parameters.values()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name != "random_state"
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in ("random_state", "memo")
         }
 
     def check_option(self, option: str, value: Any) -> Any:
@@ -255,18 +261,20 @@ class MetricSpec:
         attributes: Arrays,
         options: Mapping[str, Any] | None = None,
         random_state: int | None = None,
-        blocks: SharedBlocks | None = None,
+        memo: Memo | None = None,
     ) -> MetricResult:
-        """The metric on one subquery's arrays (``blocks``: the model's shared quantities,
-        used when the spec has a ``blocks_call``; the result is the same)."""
+        """The metric on one subquery's arrays (``memo``: the call's remembered values,
+        handed to a ``memo_call`` or to a ``func`` that takes it; the result is the same)."""
         kwargs = dict(options or {})
         if self.stochastic:
             kwargs["random_state"] = random_state
-        if blocks is not None and self.blocks_call is not None:
+        if memo is not None and self.memo_call is not None:
             def call(t: Arrays, a: Arrays, **o: Any) -> MetricResult:
-                return self.blocks_call(blocks, t, a, **o)  # type: ignore[misc]
+                return self.memo_call(memo, t, a, **o)  # type: ignore[misc]
         else:
             call = self.call
+            if memo is not None and self.takes_memo:
+                kwargs["memo"] = memo
         if self.origin is None or self.origin.builtin:
             return call(targets, attributes, **kwargs)
         try:
@@ -279,8 +287,16 @@ class MetricSpec:
         """Pickled without its option checks (run before any work, in the calling process;
         they are often lambdas): every other field as it is, so ``func`` and ``call`` go by
         reference (module and qualified name) and must be importable there."""
-        state = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "option_checks"}
+        state = {f.name: getattr(self, f.name) for f in fields(self) if f.init and f.name != "option_checks"}
         return _unpickled, (state, tuple(self.option_checks))
+
+
+def _has_keyword(func: Callable[..., Any], name: str) -> bool:
+    try:
+        parameter = inspect.signature(func).parameters.get(name)
+    except (TypeError, ValueError):  # a callable without a signature
+        return False
+    return parameter is not None and parameter.kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def _checked_before(value: Any, option: str, metric: str) -> Any:
@@ -365,7 +381,7 @@ class MetricOrigin:
     def of(cls, spec: MetricSpec, package: str | None = None, builtin: bool = False) -> MetricOrigin:
         func = spec.func
         parts: list[Any] = [func] if spec.call is func else [func, spec.call]
-        parts += [part for part in (spec.prefit, spec.blocks_call, spec.declare_blocks) if part is not None]
+        parts += [part for part in (spec.prefit, spec.memo_call, spec.declare_memo) if part is not None]
         digest = hashlib.sha256()
         for part in parts:
             digest.update(code_text(part) + b"\0")

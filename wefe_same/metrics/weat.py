@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from wefe_same.metrics._frozen import column_mean
 from wefe_same.metrics._permutation import ALTERNATIVES, EXACT_LIMIT, Alternative, weat_permutation_test
+from wefe_same.metrics.memo import Memo, column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, OptionCheck, integer, one_of
 from wefe_same.query.sets import Template
@@ -34,18 +34,19 @@ def association(W: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
     return W @ (A.mean(axis=0) - B.mean(axis=0))
 
 
-def associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state):
+def associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state, memo=None):
     """s(w, A, B) for the words of X then Y, and the permutation test's details.
 
     Shared by WEAT and its effect size (:mod:`wefe_same.metrics.weat_es`): both report
     the WEAT statistic's p-value.
     """
     # association(X, A, B) then association(Y, A, B), the attribute means taken once
-    # (a sentiment lexicon has thousands of rows; remembered for scoring's arrays)
-    direction = column_mean(A) - column_mean(B)
+    # (a sentiment lexicon has thousands of rows; ``memo``: once per model)
+    direction = column_mean(A, memo) - column_mean(B, memo)
     s = np.concatenate([X @ direction, Y @ direction])
     test = weat_permutation_test(s, len(X), permutations=permutations, alternative=alternative,
-                                 exact_limit=exact_limit, random_state=random_state)
+                                 exact_limit=exact_limit, random_state=random_state,
+                                 memo=None if memo is None else memo.run)
     details = {"p_value": test.p_value, "n_splits": test.n_splits, "p_method": test.method}
     return s, details
 
@@ -53,7 +54,7 @@ def associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, ra
 def weat(
     X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *,
     permutations: int = 0, alternative: Alternative = "greater", exact_limit: int = EXACT_LIMIT,
-    random_state: int | np.random.Generator | None = None,
+    random_state: int | np.random.Generator | None = None, memo: Memo | None = None,
 ) -> MetricResult:
     """WEAT test statistic Σ_{x∈X} s(x,A,B) − Σ_{y∈Y} s(y,A,B); 0 means no bias.
 
@@ -61,7 +62,7 @@ def weat(
     of splits of X ∪ Y at least as extreme as the observed one, which is counted (see
     :func:`wefe_same.metrics._permutation.weat_permutation_test` for the tie rule and its reason).
     """
-    s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state)
+    s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state, memo)
     sx, sy = s[: len(X)], s[len(X):]
     return MetricResult(sx.sum() - sy.sum(), details, word_values={"s": s})
 

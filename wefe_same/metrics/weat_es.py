@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from wefe_same.metrics._permutation import EXACT_LIMIT, Alternative
+from wefe_same.metrics.memo import Memo
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, one_of
 from wefe_same.metrics.weat import PERMUTATION_DETAILS, PERMUTATION_OPTIONS, associations_and_test
@@ -19,7 +20,7 @@ from wefe_same.validation import check_choice
 def weat_effect_size(
     X: np.ndarray, Y: np.ndarray, A: np.ndarray, B: np.ndarray, *, ddof: int = 1,
     permutations: int = 0, alternative: Alternative = "greater", exact_limit: int = EXACT_LIMIT,
-    random_state: int | np.random.Generator | None = None,
+    random_state: int | np.random.Generator | None = None, memo: Memo | None = None,
 ) -> MetricResult:
     """(mean_X s − mean_Y s) / std_{X∪Y} s, in [−2, 2].
 
@@ -28,7 +29,7 @@ def weat_effect_size(
     denominator is the same for every split of X ∪ Y.
     """
     check_choice(ddof, "ddof", "weat_effect_size", (0, 1))
-    s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state)
+    s, details = associations_and_test(X, Y, A, B, permutations, alternative, exact_limit, random_state, memo)
     sx, sy = s[: len(X)], s[len(X):]
     details = {"mean_difference": sx.mean() - sy.mean(), "std": np.nan, **details}
     words = {"s": s}

@@ -136,12 +136,33 @@ def _guarded(fn: Callable[..., Any], *args: Any) -> _Outcome:
     return outcome
 
 
+#: In a worker process of :class:`Processes`: the one job argument kept between jobs
+#: (:func:`_kept`). A pool's workers live for one run, so nothing outlives the run.
+_WORKER_KEPT: dict[str, Any] = {}
+
+
+def _kept(arg: Any) -> Any:
+    """``arg``, or, when it declares a ``worker_key`` (the run's ScoringContext), the copy
+    this worker unpickled for its first job with that key: the jobs one worker runs for a
+    run then share what the run remembers (its memo: the permutation splits, RNSB's masks),
+    as in-process jobs share the one object. Only the latest key is kept."""
+    key = getattr(arg, "worker_key", None)
+    if not isinstance(key, str):
+        return arg
+    known = _WORKER_KEPT.get(key)
+    if known is None:
+        _WORKER_KEPT.clear()
+        known = _WORKER_KEPT[key] = arg
+    return known
+
+
 def _in_worker(fn: Callable[..., Any], *args: Any) -> _Outcome:
-    """:func:`_guarded` in a worker process, with the cycle collector set as the run's own
-    process sets it (:func:`~wefe_same.processes.fewer_collections`): with Python's defaults
-    it walked the worker's imported objects again and again while a model was scored."""
+    """:func:`_guarded` in a worker process (its run's state kept between jobs: :func:`_kept`),
+    with the cycle collector set as the run's own process sets it
+    (:func:`~wefe_same.processes.fewer_collections`): with Python's defaults it walked the
+    worker's imported objects again and again while a model was scored."""
     with fewer_collections():
-        return _guarded(fn, *args)
+        return _guarded(fn, *(_kept(a) for a in args))
 
 
 def _unwrap(outcome: _Outcome, i: int, said: Said | None) -> Any:

@@ -10,6 +10,7 @@ and hands down, so two runs in one process never share it.
 
 from __future__ import annotations
 
+import uuid
 import zlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from wefe_same.metrics.memo import RunMemo
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.query.expand import Subquery, describe_overlap
 from wefe_same.query.sets import Query, QuerySet
@@ -83,11 +85,13 @@ class SubqueryKeys:
 
 class ScoringContext:
     """One run's scoring state: the plan, its :class:`SubqueryKeys` per metric (in the
-    plan's order), and the :class:`~wefe_same.scoring.layout.Vocabulary` of the last
-    model's words.
+    plan's order), the :class:`~wefe_same.scoring.layout.Vocabulary` of the last
+    model's words, and the run's :class:`~wefe_same.metrics.memo.RunMemo` (what the
+    metrics compute alike for every model: permutation splits, RNSB's masks …).
 
-    Made once per run; a worker process gets a copy without the vocabulary (pickled, it
-    is the plan and the keys).
+    Made once per run; a worker process gets a copy without the vocabulary and with an
+    empty memo (pickled, it is the plan and the keys), and keeps its first copy for the
+    run's later jobs (``worker_key``, one per run: ``wefe_same.run.executors``).
     """
 
     def __init__(self, plan: ScoringPlan):
@@ -102,6 +106,8 @@ class ScoringContext:
                                   [overlaps[sub.query] for sub in subs])
                      for spec, subs in plan.subqueries]
         self._vocabulary: Vocabulary | None = None
+        self.memo = RunMemo()
+        self.worker_key = uuid.uuid4().hex
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "_vocabulary": None}
@@ -114,14 +120,14 @@ class ScoringContext:
             last = self._vocabulary = Vocabulary(table.words)
         return last
 
-    def layouts(self, memo: WordVectors, index: int) -> list[Layout]:
-        """The layouts of the plan's ``index``-th metric's subqueries in ``memo``'s
+    def layouts(self, word_vectors: WordVectors, index: int) -> list[Layout]:
+        """The layouts of the plan's ``index``-th metric's subqueries in ``word_vectors``'s
         vocabulary, by position (made once per vocabulary)."""
         spec, subqueries = self.plan.subqueries[index]
         threshold = self.plan.missing_threshold
         key = (index, spec.aligned_targets, threshold)
-        got = memo.vocabulary.plan_layouts.get(key)
+        got = word_vectors.vocabulary.plan_layouts.get(key)
         if got is None:
-            got = memo.vocabulary.plan_layouts[key] = [memo.layout(sub.query, spec.aligned_targets, threshold)
-                                                       for sub in subqueries]
+            got = word_vectors.vocabulary.plan_layouts[key] = [
+                word_vectors.layout(sub.query, spec.aligned_targets, threshold) for sub in subqueries]
         return got

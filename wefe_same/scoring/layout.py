@@ -16,7 +16,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from wefe_same.metrics._frozen import freeze
+from wefe_same.metrics.memo import Memo, ModelMemo
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.query.sets import Query, WordSet
 from wefe_same.scoring.vectors import VectorTable
@@ -38,6 +38,14 @@ class Prepared:
     missing: list[str]
     reason: str | None
     word_rows: dict[str, np.ndarray] = field(default_factory=dict)  # role → the table's rows of ``words``
+    #: role → the number of each array in its :class:`WordVectors` (the key of what a
+    #: :class:`~wefe_same.metrics.memo.ModelMemo` remembers of it).
+    array_keys: dict[str, list[int]] = field(default_factory=dict)
+
+    def memo(self, model: ModelMemo) -> Memo:
+        """``model``'s memo bound to this subquery's arrays."""
+        return model.bind([*self.targets, *self.attributes],
+                          [*self.array_keys.get("targets", ()), *self.array_keys.get("attributes", ())])
 
 
 def loss_reason(what: str, lost: int, total: int, threshold: float, unit: str) -> str | None:
@@ -120,10 +128,10 @@ class WordVectors:
 
     >>> from wefe_same.models.sources import ArraySource
     >>> from wefe_same.scoring.vectors import build_table
-    >>> memo = WordVectors(build_table(ArraySource("toy", ["a", "b"], np.eye(2)), ["a", "b", "c"]))
-    >>> memo.split(("c", "a"))
+    >>> vectors = WordVectors(build_table(ArraySource("toy", ["a", "b"], np.eye(2)), ["a", "b", "c"]))
+    >>> vectors.split(("c", "a"))
     (('a',), ('c',))
-    >>> v = memo.vectors(("a",), "unit"); v is memo.vectors(("a",), "unit"), v.flags.writeable
+    >>> v = vectors.vectors(("a",), "unit"); v is vectors.vectors(("a",), "unit"), v.flags.writeable
     (True, False)
     """
 
@@ -132,8 +140,9 @@ class WordVectors:
         self.vocabulary = Vocabulary(table.words) if vocabulary is None else vocabulary
         self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._rows: dict[tuple[str, ...], np.ndarray] = {}
-        self._arrays: dict[tuple[str, tuple[str, ...]], np.ndarray] = {}
-        self._numbered: dict[tuple[str, int], np.ndarray] = {}
+        #: (kind, words) → (array, its number); (kind, list number) → the same.
+        self._arrays: dict[tuple[str, tuple[str, ...]], tuple[np.ndarray, int]] = {}
+        self._numbered: dict[tuple[str, int], tuple[np.ndarray, int]] = {}
 
     def split(self, words: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(found, missing) of ``words`` in the table, each in the order given."""
@@ -156,15 +165,21 @@ class WordVectors:
         """The unit or raw vectors of ``words`` (all found; ``rows``: their rows, when known;
         ``key``: the list's :meth:`Vocabulary.list_key`, when known), shape (len(words), d),
         read-only."""
+        return self.keyed_vectors(words, kind, rows, key)[0]
+
+    def keyed_vectors(self, words: tuple[str, ...], kind: VectorKind, rows: np.ndarray | None = None,
+                      key: int | None = None) -> tuple[np.ndarray, int]:
+        """:meth:`vectors`, and the array's number: one per array gathered here, the key of
+        what the model's :class:`~wefe_same.metrics.memo.ModelMemo` remembers of it."""
         if key is not None:
             got = self._numbered.get((kind, key))
             if got is not None:
                 return got
         got = self._arrays.get((kind, words))
         if got is None:
-            got = (self.table.unit if kind == "unit" else self.table.raw)[self.rows(words) if rows is None else rows]
-            got = freeze(got)  # read-only, and trusted unchanged by the metrics' own caches
-            self._arrays[kind, words] = got
+            array = (self.table.unit if kind == "unit" else self.table.raw)[self.rows(words) if rows is None else rows]
+            array.flags.writeable = False  # shared by every metric and subquery of the model
+            got = self._arrays[kind, words] = (array, len(self._arrays))
         if key is not None:
             self._numbered[kind, key] = got
         return got
@@ -179,7 +194,7 @@ class WordVectors:
         return got
 
 
-def layout_of(memo: WordVectors, query: Query, aligned: bool, threshold: float,
+def layout_of(word_vectors: WordVectors, query: Query, aligned: bool, threshold: float,
               words_of: WordsOf | None = None) -> Layout:
     """Which found words of ``query``'s sets a metric receives (``words_of``: resampled
     words instead of some sets' own), and the reason when the subquery cannot be scored."""
@@ -188,7 +203,7 @@ def layout_of(memo: WordVectors, query: Query, aligned: bool, threshold: float,
 
     sets = (*query.targets, *query.attributes)
     set_words = [words(s) for s in sets]
-    missing = list(dict.fromkeys(w for ws in set_words for w in memo.split(ws)[1]))
+    missing = list(dict.fromkeys(w for ws in set_words for w in word_vectors.split(ws)[1]))
     reasons: list[str | None] = []
     word_lists: dict[str, list[tuple[str, ...]]] = {"targets": [], "attributes": []}
     n_targets = len(query.targets)
@@ -199,49 +214,52 @@ def layout_of(memo: WordVectors, query: Query, aligned: bool, threshold: float,
             if reason:
                 reasons.append(reason)
                 continue
-            columns, lost, total = aligned_words(memo.table, role_words)
+            columns, lost, total = aligned_words(word_vectors.table, role_words)
             reasons.append(loss_reason("the target sets", lost, total, threshold, "tuple"))
             word_lists[role] = [tuple(c) for c in columns]
             continue
         for s, ws in zip(role_sets, role_words):
-            found, lost_words = memo.split(ws)
+            found, lost_words = word_vectors.split(ws)
             reasons.append(loss_reason(f"set {s.name!r}", len(lost_words), len(ws), threshold, "word"))
             word_lists[role].append(found)
     reason = "; ".join(r for r in reasons if r) or None
     n_found = sum(len(w) for lists in word_lists.values() for w in lists)
-    rows = {role: [memo.rows(w) for w in lists] for role, lists in word_lists.items()}
+    rows = {role: [word_vectors.rows(w) for w in lists] for role, lists in word_lists.items()}
     role_rows = {role: np.concatenate(r) if r else np.zeros(0, dtype=np.int64) for role, r in rows.items()}
-    if memo.table.items is None:
+    if word_vectors.table.items is None:
         role_words_all = {role: [w for ws in lists for w in ws] for role, lists in word_lists.items()}
     else:  # an item table: each row is an item (a sentence), and is named so in the per-word table
-        labels = memo.table.words
+        labels = word_vectors.table.words
         role_words_all = {role: [labels[r] for r in role_rows[role].tolist()] for role in word_lists}
         if aligned and reason is None and len({len(r) for r in rows["targets"]}) > 1:
             reason = ("the aligned target sets have " + "/".join(str(len(r)) for r in rows["targets"])
                       + " sentences: their words are in templates of different lengths (names and terms)")
     keys: dict[str, list[int | None]] = {
-        role: [None if words_of else memo.vocabulary.list_key(w) for w in lists] for role, lists in word_lists.items()}
+        role: [None if words_of else word_vectors.vocabulary.list_key(w) for w in lists]
+        for role, lists in word_lists.items()}
     return Layout(word_lists, rows, role_words_all, role_rows, n_found, missing, reason, keys)
 
 
 def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None, memo: WordVectors | None = None,
+            words_of: WordsOf | None = None, word_vectors: WordVectors | None = None,
             vectors: VectorKind | None = None, layout: Layout | None = None) -> Prepared:
     """Arrays of one subquery after the out-of-vocabulary policy.
 
     ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
-    must then be given with the same positions drawn. ``memo`` remembers each word list's
-    split and vectors in ``table`` across the subqueries of one model (its arrays are
-    read-only). ``vectors``: which vectors (default: the spec's; see
+    must then be given with the same positions drawn. ``word_vectors`` remembers each word
+    list's split and vectors in ``table`` across the subqueries of one model (its arrays
+    are read-only). ``vectors``: which vectors (default: the spec's; see
     :meth:`~wefe_same.metrics.registry.MetricSpec.inputs`). ``layout``: the query's
     layout, when known (it is, by position, for a run's own subqueries).
     """
-    memo = WordVectors(table) if memo is None else memo
+    word_vectors = WordVectors(table) if word_vectors is None else word_vectors
     kind = vectors or spec.vectors
     if layout is None:
-        layout = (layout_of(memo, query, spec.aligned_targets, threshold, words_of) if words_of
-                  else memo.layout(query, spec.aligned_targets, threshold))
-    arrays = {role: [memo.vectors(w, kind, r, k) for w, r, k in zip(lists, layout.rows[role], layout.list_keys[role])]
-              if layout.reason is None else [] for role, lists in layout.word_lists.items()}
-    return Prepared(arrays["targets"], arrays["attributes"], layout.words, layout.words_found,
-                    layout.missing, layout.reason, layout.word_rows)
+        layout = (layout_of(word_vectors, query, spec.aligned_targets, threshold, words_of) if words_of
+                  else word_vectors.layout(query, spec.aligned_targets, threshold))
+    keyed = {role: [word_vectors.keyed_vectors(w, kind, r, k) for w, r, k in zip(lists, layout.rows[role],
+                                                                               layout.list_keys[role])]
+             if layout.reason is None else [] for role, lists in layout.word_lists.items()}
+    return Prepared([a for a, _ in keyed["targets"]], [a for a, _ in keyed["attributes"]], layout.words,
+                    layout.words_found, layout.missing, layout.reason, layout.word_rows,
+                    {role: [n for _, n in pairs] for role, pairs in keyed.items()})

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from wefe_same.metrics._blocks import SharedBlocks
+from wefe_same.metrics.memo import ModelMemo
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.metrics.result import MetricResult
 from wefe_same.models.sources import ModelSource
@@ -35,42 +35,46 @@ class ModelTaskLike(Protocol):
     def source(self) -> ModelSource: ...
 
 
-#: Subqueries handed to the metric's ``prefit`` at a time: stays within RNSB's classifier
-#: cache (64 attribute pairs).
+#: Subqueries handed to the metric's ``prefit`` at a time: stays within what the run's memo
+#: keeps of RNSB's classifiers (64 attribute pairs).
 PREFIT_CHUNK = 32
 
 
 def compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subqueries: Sequence[Subquery],
                 options: Mapping[str, Any], words_of: WordsOf | None = None,
-                memo: WordVectors | None = None, seeds: Sequence[int | None] | None = None,
+                word_vectors: WordVectors | None = None, seeds: Sequence[int | None] | None = None,
                 layouts: Sequence[Layout] | None = None,
-                blocks: SharedBlocks | None = None) -> list[tuple[Prepared, MetricResult]]:
+                memo: ModelMemo | None = None) -> list[tuple[Prepared, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
-    one batched solve) and ``declare_blocks`` see each chunk of them first. ``seeds``: the
-    subqueries' random states, when known; ``layouts``: their layouts, when known (not
-    with ``words_of``); ``blocks``: the model's shared quantities (default: shared by
-    these subqueries only), which must belong to ``memo``'s table."""
-    memo = WordVectors(table) if memo is None else memo
-    blocks = SharedBlocks() if blocks is None else blocks
+    one batched solve) and ``declare_memo`` see each chunk of them first. ``word_vectors``:
+    the model's gathered arrays (default: these subqueries' own); ``seeds``: the subqueries'
+    random states, when known; ``layouts``: their layouts, when known (not with
+    ``words_of``); ``memo``: the model's memo, of the arrays of ``word_vectors`` (default: one
+    of these subqueries only)."""
+    if word_vectors is None:  # a model memo's keys are the numbers of one WordVectors' arrays
+        word_vectors, memo = WordVectors(table), ModelMemo(None if memo is None else memo.run)
+    elif memo is None:
+        memo = ModelMemo()
     kind, options = spec.inputs(options)
     all_seeds = [random_state(plan, spec, sub) for sub in subqueries] if seeds is None else seeds
-    # Every subquery's arrays at once (views of ``memo``'s, which holds them for the model
-    # anyway), so that the blocks see every product the metric will ask for in one go.
+    # Every subquery's arrays at once (``word_vectors`` holds them for the model anyway), so
+    # that the memo sees every product the metric will ask for in one go.
     all_layouts = layouts if layouts is not None else [None] * len(subqueries)
-    all_preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, memo, kind, layout)
+    all_preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, word_vectors, kind, layout)
                  for sub, layout in zip(subqueries, all_layouts)]
-    if spec.declare_blocks is not None:
-        spec.declare_blocks(blocks, [(p.targets, p.attributes, options) for p in all_preps if not p.reason])
+    memos = [None if p.reason else p.memo(memo) for p in all_preps]
+    if spec.declare_memo is not None:
+        spec.declare_memo([(m, p.targets, p.attributes, options) for p, m in zip(all_preps, memos) if m is not None])
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
-        preps = all_preps[start:start + PREFIT_CHUNK]
-        chunk_seeds = all_seeds[start:start + PREFIT_CHUNK]
+        chunk = slice(start, start + PREFIT_CHUNK)
+        preps, chunk_memos, chunk_seeds = all_preps[chunk], memos[chunk], all_seeds[chunk]
         if spec.prefit is not None:
-            spec.prefit([(p.targets, p.attributes, options, seed) for p, seed in zip(preps, chunk_seeds)
-                         if not p.reason])
+            spec.prefit([(m, p.targets, p.attributes, options, seed)
+                         for p, m, seed in zip(preps, chunk_memos, chunk_seeds) if m is not None])
         out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
-                 else spec.compute(p.targets, p.attributes, options, seed, blocks))
-                for p, seed in zip(preps, chunk_seeds)]
+                 else spec.compute(p.targets, p.attributes, options, seed, m))
+                for p, m, seed in zip(preps, chunk_memos, chunk_seeds)]
     return out
 
 
@@ -84,13 +88,13 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     """
     context = ScoringContext(plan) if context is None else context
     rows = []
-    memo = WordVectors(table, context.vocabulary(table))  # each set split and gathered once per model
-    blocks = SharedBlocks()  # what the metrics share on this model's arrays (RND's distances, ECT's cosines …)
-    word_rows = WordRows(table, memo.vocabulary)
+    word_vectors = WordVectors(table, context.vocabulary(table))  # each set split and gathered once per model
+    memo = ModelMemo(context.memo)  # what the metrics share on those arrays (means, RND's distances …)
+    word_rows = WordRows(table, word_vectors.vocabulary)
     for index, ((spec, subqueries), keys) in enumerate(zip(plan.subqueries, context.keys)):
         options = plan.metric_options.get(spec.name, {})
-        computed = compute_all(table, plan, spec, subqueries, options, memo=memo, seeds=keys.seeds,
-                               layouts=context.layouts(memo, index), blocks=blocks)
+        computed = compute_all(table, plan, spec, subqueries, options, word_vectors=word_vectors,
+                               seeds=keys.seeds, layouts=context.layouts(word_vectors, index), memo=memo)
         for sub, (prep, result), column, names, overlap in zip(subqueries, computed, keys.columns,
                                                                 keys.names, keys.overlaps):
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
@@ -105,7 +109,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
                                   values)
         if on_metric_done is not None:
             on_metric_done()
-    del memo, blocks
+    del word_vectors, memo
     details = pd.DataFrame(rows, columns=list(DETAIL_COLUMNS)).astype(
         {"value": "float64", "words_found": "int64", "p_value": "float64", "n_splits": "Int64"})
     draws = {}
@@ -142,7 +146,8 @@ def score_draws(table: VectorTable, context: ScoringContext,
         values = np.full((len(draws), len(keys.columns)), np.nan)
         for b, draw in enumerate(draws):
             words_of = draw.get(spec.name, draw.get(None, {}))
-            computed = compute_all(table, plan, spec, subqueries, options, words_of, seeds=keys.seeds)
+            computed = compute_all(table, plan, spec, subqueries, options, words_of, seeds=keys.seeds,
+                                   word_vectors=WordVectors(table), memo=ModelMemo(context.memo))
             values[b] = [result.value for _, result in computed]
         out[:, k] = overall_per_row(values, keys.columns, spec, plan.column_sets[spec.name],
                                     plan.weights[spec.name], nan_policy=plan.nan_policy)
