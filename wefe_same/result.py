@@ -12,10 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.analyse import EXTRA_TABLES
-from wefe_same.analysis.external import QUALITY_PREFIX
+from wefe_same.analysis.external import EXTERNAL_PREFIX, QUALITY_PREFIX
+from wefe_same.likelihood.evaluate import LIKELIHOOD_PREFIX
 from wefe_same.output import figures as plots
 from wefe_same.output.rendering import FIGURE_FORMATS
 from wefe_same.output.word_table import WordTable
@@ -31,9 +33,26 @@ __all__ = ["FIGURE_FORMATS", "RankResult"]
 LIKELIHOOD_TABLES = ("likelihood", "likelihood_items")
 
 
-@dataclass
+def _column_kind(column: str) -> str:
+    """Which family a ranking column belongs to (the prefixes of `RankResult.rankings`)."""
+    if column == "quality" or column.startswith(QUALITY_PREFIX):
+        return "quality"
+    for prefix, kind in ((LIKELIHOOD_PREFIX, "likelihood"), (EXTERNAL_PREFIX, "external")):
+        if column.startswith(prefix):
+            return kind
+    return "metric"
+
+
+def _not_given() -> None:
+    """The default of ``word_bias`` (a factory, so that the class has no attribute of that
+    name and :meth:`RankResult.__getattr__` reads the rows of ``word_table`` on first use)."""
+    return None
+
+
+@dataclass(frozen=True)
 class RankResult:
-    """Everything a ranking run computed, as tidy pandas tables.
+    """Everything a ranking run computed, as tidy pandas tables; made once, never changed
+    (``dataclasses.replace`` makes a changed copy).
 
     Attributes
     ----------
@@ -135,7 +154,7 @@ class RankResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     correlation_pvalues_adjusted: pd.DataFrame | None = None
     correlation_tests: pd.DataFrame | None = None
-    word_bias: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    word_bias: pd.DataFrame | None = field(default_factory=_not_given, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -158,15 +177,22 @@ class RankResult:
     word_table: WordTable | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        given = self.__dict__.get("_word_bias")
-        # A frame given with another result's table (dataclasses.replace(result, word_bias=new))
-        # replaces that table: the writer writes the table
-        if given is not None and (self.word_table is None or not self.word_table.made(given)):
-            self.word_table = WordTable.from_frame(given)
-        if self.set_apart is None:
-            self.set_apart = self.quality_columns
-        else:
-            self.set_apart = list(self.set_apart)
+        given = self.__dict__["word_bias"]
+        if given is None and self.word_table is not None:
+            del self.__dict__["word_bias"]  # read from the table on first use (__getattr__)
+        elif given is not None and (self.word_table is None or not self.word_table.made(given)):
+            # A frame given with another result's table (dataclasses.replace(result, word_bias=new))
+            # replaces that table: the writer writes the table
+            object.__setattr__(self, "word_table", WordTable.from_frame(given))
+        object.__setattr__(self, "set_apart", self.quality_columns if self.set_apart is None else list(self.set_apart))
+
+    def __getattr__(self, name: str) -> Any:
+        """``word_bias`` of a run's result: the rows of `word_table` as one DataFrame, read
+        on first use (a run streams them to disk past a few models) and kept."""
+        if name != "word_bias" or "word_table" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        frame = self.__dict__["word_bias"] = self.word_table.frame() if self.word_table is not None else None
+        return frame
 
     @property
     def extra(self) -> dict[str, pd.DataFrame]:
@@ -184,6 +210,23 @@ class RankResult:
         """The fairness metrics among the ranking columns (neither quality nor set apart)."""
         apart = set(self.quality_columns) | set(self.set_apart or ())
         return [c for c in self.rankings.columns if c not in apart]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The overall results in long format, a view of `aggregates` and `rankings`: one
+        row per model and ranking column, in their orders, with the column's kind
+        (``metric``, ``quality``, ``likelihood`` or ``external``), its overall value (NaN
+        for the combined ``quality`` rank, which has none) and its rank (1 = least biased,
+        or best quality), for plotting libraries that take long tables."""
+        columns = list(self.rankings.columns)
+        values = self.aggregates.reindex(index=self.rankings.index, columns=columns)
+        frame = pd.DataFrame({
+            "model": np.repeat(self.rankings.index.to_numpy(dtype=object), len(columns)),
+            "column": np.tile(np.array(columns, dtype=object), len(self.rankings)),
+        })
+        frame["kind"] = frame["column"].map(_column_kind)
+        frame["value"] = values.to_numpy(dtype="float64").ravel()
+        frame["rank"] = pd.array(self.rankings.astype("Int64").to_numpy(dtype=object).ravel(), dtype="Int64")
+        return frame
 
     def heatmap(self, *, ax: Axes | None = None) -> Axes:
         """The annotated correlation heatmap of `correlations`, `set_apart` fenced off."""
@@ -217,21 +260,3 @@ class RankResult:
         return write_results(self, out, formats=formats, figure_workers=figure_workers, figures=figures,
                              full_tables=full_tables)
 
-
-def _word_bias(self: RankResult) -> pd.DataFrame | None:
-    """The per-word table as one DataFrame (read from `word_table` on first use)."""
-    frame = self.__dict__.get("_word_bias")
-    if frame is None and self.word_table is not None:
-        frame = self.__dict__["_word_bias"] = self.word_table.frame()
-    return frame
-
-
-def _set_word_bias(self: RankResult, frame: pd.DataFrame | None) -> None:
-    self.__dict__["_word_bias"] = frame
-    if "word_table" in self.__dict__:  # set after the result was made: the writer writes this table
-        self.word_table = WordTable.from_frame(frame) if frame is not None else None
-
-
-# A property over the dataclass field: ``RankResult(word_bias=frame)`` and ``result.word_bias``
-# work as before, while a run's result holds its rows in :attr:`RankResult.word_table`.
-RankResult.word_bias = property(_word_bias, _set_word_bias)

@@ -8,6 +8,7 @@ asked in SVG only where figures are not the point (the cheapest format).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -218,9 +219,8 @@ def test_bad_formats_and_workers_are_refused_before_anything_is_written(result, 
 
 
 def test_results_folder_is_created_with_an_inventory_and_replaced_whole(tmp_path):
-    first = tiny_result(seed=1)
-    first.robustness = pd.DataFrame({"model": ["a", "b", "c"], "metric": "SAME",
-                                     "mean_abs_change": [0.1, 0.2, 0.3]})
+    first = dataclasses.replace(tiny_result(seed=1), robustness=pd.DataFrame(
+        {"model": ["a", "b", "c"], "metric": "SAME", "mean_abs_change": [0.1, 0.2, 0.3]}))
     out = first.save(tmp_path / "deep" / "res", formats=FAST)
     assert out == (tmp_path / "deep" / "res").resolve()
     manifest = json.loads((out / MANIFEST).read_text())

@@ -70,15 +70,18 @@ class AnalysisPlan(Protocol):
     def subqueries(self) -> Sequence[tuple[MetricSpec, Sequence[Any]]]: ...
 
 
-#: The further long tables of an analysis, in the order a run computes them.
+#: The further long tables of a run, in the order it computes them: the analysis's, and
+#: two the run stage computes from the models themselves (``debias_lipstick``: their
+#: vocabularies; ``measurement_sensitivity``: the ``--vary`` settings).
 EXTRA_TABLES = ("correlation_tests",
                 "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
                 "debias_effect", "debias_summary", "debias_lipstick", "measurement_sensitivity")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
-    """The analysis stage's output (what RankResult shows besides scores and details)."""
+    """The analysis stage's output (what RankResult shows besides scores and details); made
+    once by :func:`analyse`, never changed after."""
 
     aggregates: pd.DataFrame
     rankings: pd.DataFrame
@@ -96,14 +99,12 @@ class Analysis:
     aggregation_agreement: pd.DataFrame | None = None
     debias_effect: pd.DataFrame | None = None
     debias_summary: pd.DataFrame | None = None
-    debias_lipstick: pd.DataFrame | None = None  # filled by the run stage (it reads the models' vocabularies)
-    measurement_sensitivity: pd.DataFrame | None = None  # filled by the run stage (``--vary``)
     set_apart: list[str] = field(default_factory=list)
 
     @property
     def extra(self) -> dict[str, pd.DataFrame]:
         """The further long tables that were computed, by name (RankResult's fields of the same names)."""
-        return {name: table for name in EXTRA_TABLES if (table := getattr(self, name)) is not None}
+        return {name: table for name in EXTRA_TABLES if (table := getattr(self, name, None)) is not None}
 
 
 def quality_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -174,8 +175,7 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     rho, pvalues = correlations(rankings, plan.correlation, pvalues=plan.correlation_pvalues, cache=nulls)
     tests = correlation_tests(rankings, plan.correlation, pvalues=plan.correlation_pvalues, p_adjust=plan.p_adjust,
                               cache=nulls)
-    out = Analysis(aggregates, rankings, rho, pvalues, adjusted_matrix(tests, list(rankings.columns)),
-                   correlation_tests=tests, set_apart=[] if fixed is None else list(fixed.columns))
+    out: dict[str, Any] = {}
     # Warned here; the run's WarningLog puts them in RankResult.warnings, the manifest and the report.
     # Models scored on different subqueries of a metric; why a metric ranks no model; why a
     # correlation is undefined (said here, not only in details.csv); the words of a set that
@@ -191,7 +191,7 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         warnings.warn(message, WefeSameWarning, stacklevel=2)
 
     if plan.bootstrap:
-        out.aggregates_ci, out.correlations_ci, out.rank_stability = subquery_bootstrap(
+        out["aggregates_ci"], out["correlations_ci"], out["rank_stability"] = subquery_bootstrap(
             scores, plan.specs, plan.column_sets, plan.weights, agg.aggregates, agg.rankings,
             draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"), nan_policy=plan.nan_policy,
             fixed=fixed, ties=plan.ties)
@@ -200,17 +200,17 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         draws = word_draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
         ci, corr, ranks = summarize_draws(draws, plan.specs, agg.aggregates, agg.rankings, fixed=fixed,
                                             ties=plan.ties)
-        out.word_bootstrap = ci.merge(ranks, on=["model", "metric"])
-        out.word_bootstrap_correlations = corr
+        out["word_bootstrap"] = ci.merge(ranks, on=["model", "metric"])
+        out["word_bootstrap_correlations"] = corr
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
-        out.robustness = robustness_table(agg.aggregates, halves)
+        out["robustness"] = robustness_table(agg.aggregates, halves)
     effect = debias_effect(agg.aggregates, agg.rankings, plan.specs, pairs=debias_pairs, draws=word_draws)
     if effect is not None:
-        out.debias_effect, out.debias_summary = effect
+        out["debias_effect"], out["debias_summary"] = effect
     if len(plan.specs) > 1:
         ranks_by, taus = aggregation_sensitivity(agg.aggregates, agg.rankings, plan.specs, plan.ties,
                                                  pvalues=plan.correlation_pvalues, cache=nulls)
-        out.aggregation = ranks_by
-        out.aggregation_agreement = taus
-    return out
+        out["aggregation"], out["aggregation_agreement"] = ranks_by, taus
+    return Analysis(aggregates, rankings, rho, pvalues, adjusted_matrix(tests, list(rankings.columns)),
+                    correlation_tests=tests, set_apart=[] if fixed is None else list(fixed.columns), **out)

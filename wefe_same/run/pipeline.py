@@ -109,20 +109,17 @@ def _run(config: RankConfig, started: float) -> RankResult:
                                         if by_scoring else (None, None))
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
-                           external=prepared.external,
-                           higher_is_better=config.higher_is_better, debias_pairs=pairs)
+                           external=prepared.external, higher_is_better=config.higher_is_better, debias_pairs=pairs)
+        lipstick = None
         if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
             by_name = {t.name: t for t in prepared.tasks}
             sources = {name: by_name[name].source() for pair in pairs for name in pair[:2]}
-            analysed.debias_lipstick = lipstick_rows(pairs, sources, config.lipstick, seed=config.seed,
-                                                     cache=prepared.cache)
-        if prepared.variants:
-            analysed.measurement_sensitivity = measurement_sensitivity(analysed.aggregates, plan.specs,
-                                                                       prepared.variants, ties=plan.ties)
+            lipstick = lipstick_rows(pairs, sources, config.lipstick, seed=config.seed, cache=prepared.cache)
+        sensitivity = (measurement_sensitivity(agg.aggregates, plan.specs, prepared.variants, ties=plan.ties)
+                       if prepared.variants else None)
         if len(by_scoring) > 1:
-            analysed.measurement_sensitivity = scoring_sensitivity(
-                analysed.measurement_sensitivity, {s: t[0] for s, t in by_scoring.items()},
-                list(agg.aggregates.index), plan.ties)
+            sensitivity = scoring_sensitivity(sensitivity, {s: t[0] for s, t in by_scoring.items()},
+                                              list(agg.aggregates.index), plan.ties)
     manifest = make_manifest(config, plan, per_model, cache_status, log.messages,
                              skipped=prepared.skipped, metadata=prepared.metadata)
     manifest["workers"] = workers.manifest(config.workers)
@@ -135,7 +132,8 @@ def _run(config: RankConfig, started: float) -> RankResult:
         lookups=pd.concat([m.lookups for m in per_model], ignore_index=True), manifest=manifest,
         word_table=words, quality=quality, likelihood=likelihood, likelihood_items=likelihood_items,
         aggregates_ci=analysed.aggregates_ci, correlations_ci=analysed.correlations_ci,
-        rank_stability=analysed.rank_stability, **analysed.extra, set_apart=analysed.set_apart,
+        rank_stability=analysed.rank_stability, **analysed.extra, debias_lipstick=lipstick,
+        measurement_sensitivity=sensitivity, set_apart=analysed.set_apart,
         warnings=list(log.messages),
     )
 
