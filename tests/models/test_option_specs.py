@@ -15,7 +15,7 @@ from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
 from wefe_same.models.debias import DoubleHardDebiasedSource, RANDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource, shares
-from wefe_same.models.debias.methods import OPTIONS, method_parameters
+from wefe_same.models.debias.methods import BUILTIN_METHODS, method_parameters
 from wefe_same.models.encoders.settings import ENCODER_OPTIONS, MAX_TEMPLATE_CHARS, check_templates, parse_options
 from wefe_same.models.specs import LoadOptions
 from wefe_same.run.config import RankConfig
@@ -105,7 +105,7 @@ def test_ran_that_diverges_is_an_error_naming_lr_not_a_numpy_warning(monkeypatch
 
 # -- the mechanism, for every declared option ------------------------------------------------------
 
-DECLARED = [(variant, key, spec) for variant, options in OPTIONS.items() for key, spec in options.items()] + [
+DECLARED = [(m.suffix, key, spec) for m in BUILTIN_METHODS for key, spec in m.options.items()] + [
     ("encoder", key, spec) for key, spec in ENCODER_OPTIONS.items()]
 
 

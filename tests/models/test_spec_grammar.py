@@ -15,15 +15,19 @@ from hypothesis import strategies as st
 from wefe_same import load_model, rank
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
-from wefe_same.models.catalog import METHOD_VARIANTS, VARIANTS
-from wefe_same.models.specs import VARIANT_SUFFIXES, ModelSpec, Variant, parse_spec
+from wefe_same.models.debias.methods import debias_methods
+from wefe_same.models.debias.registry import suffixes
+from wefe_same.models.specs import ModelSpec, Variant, parse_spec
 from wefe_same.run.zoo import expand_globs, expand_spec, load_models_file
 
 HSR30 = "glove-6b-50d+hsr-debias[alpha=30]"
 
 
-def test_every_variant_of_the_catalog_is_in_the_grammar():
-    assert set(VARIANT_SUFFIXES) == set(VARIANTS) | set(METHOD_VARIANTS)
+VARIANT_SUFFIXES = suffixes()
+
+
+def test_every_debiasing_method_is_in_the_grammar():
+    assert set(VARIANT_SUFFIXES) == set(debias_methods()) and len(VARIANT_SUFFIXES) == 6
 
 
 @pytest.mark.parametrize(("text", "name", "base", "variants"), [

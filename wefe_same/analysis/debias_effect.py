@@ -43,14 +43,8 @@ from wefe_same.analysis.intervals import _quiet_interval
 from wefe_same.errors import ModelError
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.models.base import ModelSource
-from wefe_same.models.debias import (
-    DoubleHardDebiasedSource,
-    HardDebiasedSource,
-    HSRDebiasedSource,
-    MulticlassHardDebiasedSource,
-    RANDebiasedSource,
-)
-from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS, ModelSpec, parse_spec
+from wefe_same.models.debias.methods import made_from
+from wefe_same.models.specs import ModelSpec, parse_spec
 
 EFFECT_COLUMNS = ["base", "variant", "method", "metric", "order", "base_score", "debiased_score", "difference",
                   "relative_change", "base_rank", "debiased_rank", "rank_change", "effect", "tolerance", "basis"]
@@ -64,11 +58,6 @@ VERDICT_RULE = {
     "tolerance": "the verdict counts a difference as a change only beyond the metric's declared tolerance "
                  "(its own units, in the tolerance column); within it, 'no change'",
 }
-
-
-#: The debiased sources a user builds as objects, and the variant suffix each stands for.
-_METHOD_OF = {HardDebiasedSource: HARD_DEBIAS, DoubleHardDebiasedSource: DOUBLE_HARD_DEBIAS,
-              HSRDebiasedSource: HSR_DEBIAS, RANDebiasedSource: RAN_DEBIAS}
 
 
 def debias_pairs(models: Mapping[str, str | ModelSource]) -> list[tuple[str, str, str]]:
@@ -93,25 +82,22 @@ def debias_pairs(models: Mapping[str, str | ModelSource]) -> list[tuple[str, str
     by_body = {p.body: name for name, p in parsed.items()}
     by_object = {id(obj): name for name, obj in models.items() if not isinstance(obj, str)}
     out = []
-    for name, made_from in models.items():
+    for name, made in models.items():
         if name in parsed:
             p = parsed[name]
             # The base is the spec without the last variant: "a+hard-debias+hsr-debias" pairs with "a+hard-debias".
             if p.parent is not None and by_body.get(p.parent.body, name) != name:
                 last = p.variants[-1]
                 out.append((by_body[p.parent.body], name, last.suffix + (f"[{last.options}]" if last.options else "")))
-        elif (lineage := _made_from(made_from)) is not None and by_object.get(id(lineage[0]), name) != name:
+        elif (lineage := _lineage(made)) is not None and by_object.get(id(lineage[0]), name) != name:
             out.append((by_object[id(lineage[0])], name, lineage[1]))
     return out
 
 
-def _made_from(source: str | ModelSource) -> tuple[ModelSource, str] | None:
-    """The base and the variant suffix of a debiased source object; None for any other source."""
-    if isinstance(source, MulticlassHardDebiasedSource):
-        return source.base, source.variant
-    if isinstance(source, (HardDebiasedSource, DoubleHardDebiasedSource, HSRDebiasedSource, RANDebiasedSource)):
-        return source.base, _METHOD_OF[type(source)]
-    return None
+def _lineage(source: str | ModelSource) -> tuple[ModelSource, str] | None:
+    """The base and the variant suffix of a debiased source object (the method that makes
+    its class: :func:`~wefe_same.models.debias.methods.made_from`); None for any other."""
+    return None if isinstance(source, str) else made_from(source)
 
 
 def _less_biased(order: str, value: float) -> bool:

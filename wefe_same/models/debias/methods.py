@@ -1,5 +1,10 @@
-"""The variants ``SPEC+double-hard-debias``, ``SPEC+hsr-debias`` and ``SPEC+ran-debias``, each
-with optional ``[key=value,...]`` options: their word lists (``queries/bolukbasi.toml``,
+"""The built-in debiasing methods, one :class:`~wefe_same.models.debias.registry.DebiasMethod`
+each (:data:`BUILTIN_METHODS`), and every method by suffix, the plugins' included
+(:func:`debias_methods`).
+
+``SPEC+hard-debias``, ``+debias-religion`` and ``+debias-race`` take no options;
+``SPEC+double-hard-debias``, ``SPEC+hsr-debias`` and ``SPEC+ran-debias`` take optional
+``[key=value,...]`` options: their word lists (``queries/bolukbasi.toml``,
 ``queries/debiasing.toml``), default parameters (the latter file) and option checks.
 
 Double-hard and RAN take ``flavour=authors`` (the default: the authors' code, with the
@@ -17,26 +22,25 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from wefe_same.errors import ModelError
+from wefe_same.errors import ModelError, short_list
 from wefe_same.models.base import ModelSource
+from wefe_same.models.debias.bolukbasi import HardDebiasedSource
 from wefe_same.models.debias.double_hard import DoubleHardDebiasedSource
 from wefe_same.models.debias.hsr import HSRDebiasedSource
+from wefe_same.models.debias.manzini import MulticlassHardDebiasedSource, manzini_debiased
 from wefe_same.models.debias.options import DOUBLE_HARD_OPTIONS, HSR_OPTIONS, RAN_OPTIONS
 from wefe_same.models.debias.ran import RANDebiasedSource
-from wefe_same.models.specs import DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
+from wefe_same.models.debias.registry import DebiasMethod, plugin_methods
 from wefe_same.query.files import load_queries
-from wefe_same.validation import OptionSpec, check_declared
+from wefe_same.validation import check_declared
 
-DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = DOUBLE_HARD_DEBIAS, HSR_DEBIAS, RAN_DEBIAS
+HARD_SUFFIX, RELIGION_SUFFIX, RACE_SUFFIX = "+hard-debias", "+debias-religion", "+debias-race"
+DOUBLE_HARD_SUFFIX, HSR_SUFFIX, RAN_SUFFIX = "+double-hard-debias", "+hsr-debias", "+ran-debias"
 
 
 #: The values of the option ``flavour``: the authors' code (the default) or WEFE 0.4.1's.
 FLAVOURS = ("authors", "wefe")
 
-#: Each method's declared options (:mod:`.options`), by suffix.
-OPTIONS: dict[str, dict[str, OptionSpec]] = {
-    DOUBLE_HARD_SUFFIX: DOUBLE_HARD_OPTIONS, HSR_SUFFIX: HSR_OPTIONS, RAN_SUFFIX: RAN_OPTIONS,
-}
 
 
 def parse_options(text: str) -> dict[str, str]:
@@ -62,7 +66,7 @@ def method_parameters(suffix: str, options: str = "") -> dict[str, Any]:
     (lists,) = load_queries("debiasing")
     stem = {DOUBLE_HARD_SUFFIX: "double_hard", HSR_SUFFIX: "hsr", RAN_SUFFIX: "ran"}[suffix]
     given = parse_options(options)
-    declared = OPTIONS[suffix]
+    declared = debias_method(suffix).options
     flavour = declared["flavour"].check(suffix, "flavour", given["flavour"], ModelError) if "flavour" in given \
         else "authors"
     name = f"{stem}_wefe_parameters" if flavour == "wefe" else f"{stem}_parameters"
@@ -130,9 +134,68 @@ def ran_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource
                              name=name)
 
 
-#: Suffix → builder (base, name, options text) → source.
-METHOD_VARIANTS: dict[str, Callable[[ModelSource, str, str], ModelSource]] = {
-    DOUBLE_HARD_SUFFIX: double_hard_debiased,
-    HSR_SUFFIX: hsr_debiased,
-    RAN_SUFFIX: ran_debiased,
-}
+def hard_debiased(base: ModelSource, name: str, options: str = "") -> ModelSource:
+    """Bolukbasi et al.'s hard debiasing with the lists of ``queries/bolukbasi.toml``."""
+    definitional, equalize, specific = _bolukbasi()
+    return HardDebiasedSource(base, definitional=definitional, equalize_pairs=equalize, gender_specific=specific,
+                              name=name)
+
+
+def _multiclass(group: str) -> Callable[[ModelSource, str, str], ModelSource]:
+    def build(base: ModelSource, name: str, options: str = "") -> ModelSource:
+        return manzini_debiased(base, group, name=name)  # type: ignore[arg-type]
+
+    build.__doc__ = f"Manzini et al.'s multiclass hard debiasing with the {group} lists of ``queries/manzini.toml``."
+    return build
+
+
+#: The built-in methods, in the order listings show them.
+BUILTIN_METHODS: tuple[DebiasMethod, ...] = (
+    DebiasMethod(HARD_SUFFIX, hard_debiased, "gender hard debiasing (Bolukbasi et al. 2016; queries/bolukbasi.toml)",
+                 "Bolukbasi et al. 2016 (their debiaswe)", makes=(HardDebiasedSource,)),
+    DebiasMethod(RELIGION_SUFFIX, _multiclass("religion"),
+                 "religion multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
+                 "Manzini et al. 2019", group="religion",
+                 makes=(MulticlassHardDebiasedSource,)),
+    DebiasMethod(RACE_SUFFIX, _multiclass("race"),
+                 "race multiclass hard debiasing (Manzini et al. 2019; queries/manzini.toml)",
+                 "Manzini et al. 2019", group="race",
+                 makes=(MulticlassHardDebiasedSource,)),
+    DebiasMethod(DOUBLE_HARD_SUFFIX, double_hard_debiased,
+                 "gender double-hard debiasing (Wang et al. 2020; queries/debiasing.toml)",
+                 "Wang et al. 2020 (their code uvavision/Double-Hard-Debias; flavour=wefe: WEFE 0.4.1)",
+                 options=DOUBLE_HARD_OPTIONS, makes=(DoubleHardDebiasedSource,),
+                 options_shown="flavour=authors,words=1000,components=20,pool=50000,vocab=N,seed=1"),
+    DebiasMethod(HSR_SUFFIX, hsr_debiased, "gender half-sibling regression (Yang & Feng 2020; queries/debiasing.toml)",
+                 "Yang & Feng 2020 (as WEFE 0.4.1's HalfSiblingRegression)", options=HSR_OPTIONS,
+                 makes=(HSRDebiasedSource,), options_shown="alpha=60"),
+    DebiasMethod(RAN_SUFFIX, ran_debiased,
+                 "gender repulsion-attraction-neutralization (Kumar et al. 2020; queries/debiasing.toml)",
+                 "Kumar et al. 2020 (their code vaibkumr/RAN-Debias; flavour=wefe: WEFE 0.4.1)", options=RAN_OPTIONS,
+                 makes=(RANDebiasedSource,),
+                 options_shown="flavour=authors,neighbours=100,candidates=200,theta=0.05,weights=0.125/0.75/0.75,"
+                               "lr=0.01,epochs=300,vocab=N"),
+)
+
+
+def debias_methods() -> dict[str, DebiasMethod]:
+    """Every method by suffix: the built-in ones in their order, then the installed plugins'."""
+    return {**{m.suffix: m for m in BUILTIN_METHODS}, **{m.suffix: m for m in plugin_methods().values()}}
+
+
+def debias_method(suffix: str) -> DebiasMethod:
+    """The method of ``suffix`` (``"+hsr-debias"``), or a :class:`ModelError` listing them."""
+    methods = debias_methods()
+    if suffix not in methods:
+        raise ModelError(f"no debiasing method {suffix!r} (a plugin that failed to load?); methods: "
+                         + short_list(list(methods)))
+    return methods[suffix]
+
+
+def made_from(source: ModelSource) -> tuple[ModelSource, str] | None:
+    """(base, suffix) of a debiased source object that a method makes (by its exact class;
+    a class two methods share names its method by its ``variant``); None for any other source."""
+    for method in debias_methods().values():
+        if type(source) in method.makes and getattr(source, "variant", method.suffix) == method.suffix:
+            return source.base, method.suffix  # type: ignore[attr-defined]
+    return None
