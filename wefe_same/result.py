@@ -17,7 +17,7 @@ import pandas as pd
 
 from wefe_same.analysis.analyse import EXTRA_TABLES
 from wefe_same.analysis.external import EXTERNAL_PREFIX, QUALITY_PREFIX
-from wefe_same.likelihood.evaluate import LIKELIHOOD_PREFIX
+from wefe_same.likelihood.benchmarks import LIKELIHOOD_PREFIX
 from wefe_same.output import figures as plots
 from wefe_same.output.rendering import FIGURE_FORMATS
 from wefe_same.output.word_table import WordTable

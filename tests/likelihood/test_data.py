@@ -122,7 +122,12 @@ def test_a_download_is_kept_only_when_its_checksum_matches_and_fetched_once(tmp_
     good = CROWS_CSV.read_bytes()
     url, _, name = DOWNLOADS["crows-pairs"]
     # the excerpt stands in for the whole file: its own SHA-256 (hashlib) is the pin here
-    monkeypatch.setitem(DOWNLOADS, "crows-pairs", (url, "sha256:" + hashlib.sha256(good).hexdigest(), name))
+    import dataclasses
+
+    from wefe_same.likelihood import evaluate
+
+    pinned = dataclasses.replace(evaluate.CROWS_PAIRS, download=(url, "sha256:" + hashlib.sha256(good).hexdigest(), name))
+    monkeypatch.setattr(evaluate, "BUILTIN_BENCHMARKS", (pinned, evaluate.STEREOSET))
     served: list[str] = []
 
     def urlopen(url, timeout):

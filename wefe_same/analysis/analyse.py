@@ -28,7 +28,7 @@ from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
 from wefe_same.analysis.uneven import uneven_metrics, uneven_warnings
 from wefe_same.analysis.uneven_words import run_sets, uneven_word_warnings
 from wefe_same.errors import WefeSameWarning
-from wefe_same.likelihood.evaluate import MEASURES, likelihood_name
+from wefe_same.likelihood.evaluate import likelihood_benchmarks
 from wefe_same.likelihood.summary import OVERALL
 from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.context import stream_seed
@@ -124,19 +124,19 @@ def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -
     overall ss, lms and icat (``likelihood:stereoset-ss``, …); ranked by distance to 50 for
     the preference scores, higher first for lms and icat."""
     values, ranks = {}, {}
-    for benchmark, measures in MEASURES.items():
+    for benchmark, spec in likelihood_benchmarks().items():  # each benchmark's spec says its columns and orders
         rows = table[table["benchmark"] == benchmark]
         types = [OVERALL] + ([t for t in dict.fromkeys(rows["bias_type"]) if t != OVERALL]
-                             if benchmark == "crows-pairs" else [])
-        for measure, order in measures.items():
+                             if spec.by_bias_type else [])
+        for measure, best in spec.measures.items():
             for bias_type in types:
                 got = rows[(rows["measure"] == measure) & (rows["bias_type"] == bias_type)]
                 if got.empty:
                     continue
-                name = likelihood_name(benchmark, measure) + ("" if bias_type == OVERALL else f"[{bias_type}]")
+                name = spec.column(measure) + ("" if bias_type == OVERALL else f"[{bias_type}]")
                 column = got.set_index("model")["value"].astype("float64").reindex(list(models))
                 values[name] = column
-                ranks[name] = (rank_values((column - 50.0).abs(), ties=ties) if order == "ideal50"
+                ranks[name] = (rank_values((column - best.ideal).abs(), ties=ties) if best.order == "ideal"
                                else rank_values(column, ascending=False, ties=ties))
     return pd.DataFrame(values, index=list(models)), pd.DataFrame(ranks, index=list(models))
 

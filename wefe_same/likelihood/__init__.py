@@ -5,14 +5,15 @@ Bollegala 2022) as options.
 
 Layers: :mod:`.lm` (the model and its one batched primitive), :mod:`.sentences` (sentence
 scores), :mod:`.summary` (pure functions: the benchmarks' figures), :mod:`.data` (the
-dataset files), :mod:`.evaluate` (one model: per-item table and figures).
+dataset files), :mod:`.benchmarks` (one spec per benchmark; plugins' entry points),
+:mod:`.evaluate` (the built-in specs; one model: per-item table and figures).
 """
 
+from wefe_same.likelihood.benchmarks import BenchmarkSpec, Measure
 from wefe_same.likelihood.evaluate import (
-    BENCHMARKS,
-    MEASURES,
     LikelihoodBenchmark,
     evaluate_likelihood,
+    likelihood_benchmarks,
     parse_benchmark,
     score_crows,
     score_stereoset,
@@ -21,7 +22,8 @@ from wefe_same.likelihood.lm import LanguageModel, NoLanguageModelHead, load_lan
 from wefe_same.likelihood.sentences import SCORINGS, crows_scores, stereoset_scores
 
 __all__ = [
-    "BENCHMARKS", "MEASURES", "SCORINGS", "LanguageModel", "LikelihoodBenchmark", "NoLanguageModelHead",
-    "crows_scores", "evaluate_likelihood", "load_language_model", "parse_benchmark", "score_crows",
+    "SCORINGS", "BenchmarkSpec", "LanguageModel", "LikelihoodBenchmark", "Measure", "NoLanguageModelHead",
+    "crows_scores", "evaluate_likelihood", "likelihood_benchmarks", "load_language_model", "parse_benchmark",
+    "score_crows",
     "score_stereoset", "stereoset_scores",
 ]

@@ -140,12 +140,14 @@ def read_stereoset(path: str | Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def download(name: str, cache: Path) -> Path:
-    """The cached copy of ``name`` (:data:`DOWNLOADS`), fetched once if absent and kept only
-    when its checksum matches the pinned one."""
-    if name not in DOWNLOADS:
+def download(name: str, cache: Path, source: tuple[str, str, str] | None = None) -> Path:
+    """The cached copy of ``name``, fetched once if absent and kept only when its checksum
+    matches the pinned one; ``source``: (url, "KIND:HEX", file name), default the built-in
+    benchmark's (:data:`DOWNLOADS`)."""
+    source = source or DOWNLOADS.get(name)
+    if source is None:
         raise LikelihoodError(f"{name}: no pinned download; name a file ({name}=FILE)")
-    url, pinned, file_name = DOWNLOADS[name]
+    url, pinned, file_name = source
     kind = pinned.partition(":")[0]
     target = cache / file_name
     if target.is_file() and checksum(kind, target.read_bytes()) == pinned:

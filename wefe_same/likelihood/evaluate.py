@@ -16,30 +16,22 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.errors import LikelihoodError, unknown_name
-from wefe_same.likelihood.data import read_crows_pairs, read_stereoset
+from wefe_same.likelihood.benchmarks import BenchmarkSpec, Measure, plugin_benchmarks
+from wefe_same.likelihood.data import DOWNLOADS, read_crows_pairs, read_stereoset
 from wefe_same.likelihood.lm import LanguageModel
 from wefe_same.likelihood.sentences import SCORINGS, Scoring, crows_scores, stereoset_scores
 from wefe_same.likelihood.summary import OVERALL, crows_summary, stereoset_summary
 
-#: The benchmarks and their measures, each with its order: ``ideal50`` (|x − 50| ascending)
-#: or ``higher`` (descending).
-MEASURES: dict[str, dict[str, str]] = {
-    "crows-pairs": {"metric_score": "ideal50"},
-    "stereoset": {"ss": "ideal50", "lms": "higher", "icat": "higher"},
-}
-BENCHMARKS = tuple(MEASURES)
-#: Prefix of the likelihood columns in aggregates and rankings.
-LIKELIHOOD_PREFIX = "likelihood:"
 SCORE_COLUMNS = ["model", "benchmark", "measure", "bias_type", "value", "n_items", "scoring", "reason"]
 
 
 def likelihood_name(benchmark: str, measure: str) -> str:
-    """The column of a benchmark's measure in rankings and aggregates.
+    """The column of a benchmark's measure in rankings and aggregates (:meth:`BenchmarkSpec.column`).
 
     >>> likelihood_name("crows-pairs", "metric_score"), likelihood_name("stereoset", "icat")
     ('likelihood:crows-pairs', 'likelihood:stereoset-icat')
     """
-    return LIKELIHOOD_PREFIX + (benchmark if benchmark == "crows-pairs" else f"{benchmark}-{measure}")
+    return benchmark_spec(benchmark).column(measure)
 
 
 @dataclass(frozen=True)
@@ -50,7 +42,7 @@ class LikelihoodBenchmark:
     path: str
 
     def load(self) -> pd.DataFrame:
-        return read_crows_pairs(self.path) if self.name == "crows-pairs" else read_stereoset(self.path)
+        return benchmark_spec(self.name).read(self.path)
 
 
 def parse_benchmark(value: str) -> tuple[str, str | None]:
@@ -61,8 +53,9 @@ def parse_benchmark(value: str) -> tuple[str, str | None]:
     """
     name, sep, path = value.partition("=")
     name = name.strip().lower()
-    if name not in MEASURES:
-        raise LikelihoodError(unknown_name("likelihood benchmark", name, BENCHMARKS))
+    benchmarks = likelihood_benchmarks()
+    if name not in benchmarks:
+        raise LikelihoodError(unknown_name("likelihood benchmark", name, list(benchmarks)))
     if sep and not path:
         raise LikelihoodError(f"likelihood benchmark {value!r}: name a file after '='")
     return name, (path or None)
@@ -114,18 +107,46 @@ def score_stereoset(lm: LanguageModel, examples: pd.DataFrame, scoring: Scoring 
     return items, summary
 
 
+#: CrowS-Pairs (Nangia et al. 2020): the share of pairs where the model prefers the more stereotyping sentence.
+CROWS_PAIRS = BenchmarkSpec(
+    "crows-pairs", read_crows_pairs, score_crows, {"metric_score": Measure("ideal", 50.0)},
+    "Nangia et al. 2020; their code nyu-mll/crows-pairs metric.py (scoring=bias-bench: McGill-NLP/bias-bench)",
+    count="n_pairs", by_bias_type=True, download=DOWNLOADS["crows-pairs"])
+#: StereoSet intrasentence (Nadeem et al. 2021): ss, lms and icat.
+STEREOSET = BenchmarkSpec(
+    "stereoset", read_stereoset, score_stereoset,
+    {"ss": Measure("ideal", 50.0), "lms": Measure("descending"), "icat": Measure("descending")},
+    "Nadeem et al. 2021; as McGill-NLP/bias-bench's runner and ScoreEvaluator", download=DOWNLOADS["stereoset"])
+#: The built-in benchmarks, in the order of the tables.
+BUILTIN_BENCHMARKS = (CROWS_PAIRS, STEREOSET)
+
+
+def likelihood_benchmarks() -> dict[str, BenchmarkSpec]:
+    """Every benchmark by name: the built-in ones, then the installed plugins'."""
+    return {**{b.name: b for b in BUILTIN_BENCHMARKS}, **{n: spec for n, (spec, _) in plugin_benchmarks().items()}}
+
+
+def benchmark_spec(name: str) -> BenchmarkSpec:
+    """The spec of the benchmark ``name``, or a :class:`LikelihoodError` listing them."""
+    benchmarks = likelihood_benchmarks()
+    if name not in benchmarks:
+        raise LikelihoodError(unknown_name("likelihood benchmark", name, list(benchmarks)))
+    return benchmarks[name]
+
+
 def _long(model: str, benchmark: str, summary: pd.DataFrame, scoring: str) -> pd.DataFrame:
+    spec = benchmark_spec(benchmark)
     rows = []
-    for measure in MEASURES[benchmark]:
+    for measure in spec.measures:
         for bias_type, row in summary.iterrows():
-            n = row["n_pairs"] if benchmark == "crows-pairs" else row["n_items"]
+            n = row[spec.count]
             rows.append((model, benchmark, measure, bias_type, float(row[measure]), int(n), scoring, ""))
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
 def unscored(model: str, benchmarks: Sequence[str], reason: str, scoring: str) -> pd.DataFrame:
     """The NaN rows (overall) of a model that has no language model, with ``reason``."""
-    rows = [(model, b, m, OVERALL, np.nan, 0, scoring, reason) for b in benchmarks for m in MEASURES[b]]
+    rows = [(model, b, m, OVERALL, np.nan, 0, scoring, reason) for b in benchmarks for m in benchmark_spec(b).measures]
     return pd.DataFrame(rows, columns=SCORE_COLUMNS)
 
 
@@ -136,7 +157,7 @@ def evaluate_likelihood(lm: LanguageModel, model: str, data: dict[str, pd.DataFr
     scores, items = [], []
     label = _scoring_label(lm, scoring)
     for name, table in data.items():
-        got, summary = (score_crows if name == "crows-pairs" else score_stereoset)(lm, table, scoring)
+        got, summary = benchmark_spec(name).score(lm, table, scoring)
         scores.append(_long(model, name, summary, label))
         got.insert(0, "benchmark", name)
         got.insert(0, "model", model)
@@ -153,4 +174,4 @@ def dataset_path(name: str, path: str | None, *, allow_download: bool, cache: Pa
                               "the data is not shipped and is never downloaded without --allow-download")
     from wefe_same.likelihood.data import download
 
-    return str(download(name, cache))
+    return str(download(name, cache, benchmark_spec(name).download))

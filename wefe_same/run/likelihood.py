@@ -20,6 +20,7 @@ from wefe_same.analysis.measurement import setting_sensitivity
 from wefe_same.analysis.ranking import Ties
 from wefe_same.cachedir import cache_dir
 from wefe_same.errors import LikelihoodError, WefeSameWarning, short_list
+from wefe_same.likelihood.benchmarks import plugin_benchmarks
 from wefe_same.likelihood.evaluate import (
     SCORE_COLUMNS,
     LikelihoodBenchmark,
@@ -47,7 +48,8 @@ def likelihood_cache_dir(root: Path | Literal[False] | None) -> Path | None:
 def load_likelihood_data(values: Sequence[str], *, allow_download: bool, cache: Path | None
                          ) -> tuple[dict[str, pd.DataFrame], list[tuple[str, str]]]:
     """Each ``NAME=FILE`` (or, with downloads allowed, ``NAME``) read and checked, by name,
-    and (name, sha256 of the file) of each."""
+    and (name, sha256 of the file) of each: the cache key of the tables, where a plugin's
+    benchmark is named with its package and version (new code of it scores again)."""
     data: dict[str, pd.DataFrame] = {}
     hashes = []
     for value in values:
@@ -56,7 +58,8 @@ def load_likelihood_data(values: Sequence[str], *, allow_download: bool, cache: 
             raise LikelihoodError(f"likelihood benchmark {name!r} is named twice")
         file = dataset_path(name, path, allow_download=allow_download, cache=cache)
         data[name] = LikelihoodBenchmark(name, file).load()
-        hashes.append((name, sha256_file(Path(file))))
+        plugin = plugin_benchmarks().get(name)
+        hashes.append((name if plugin is None else f"{name} ({plugin[1]})", sha256_file(Path(file))))
     return data, hashes
 
 
