@@ -8,6 +8,7 @@ analyse, result.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -27,9 +28,9 @@ def rank(
     models: Sequence[str | ModelSource] | str | ModelSource | None = None,
     queries: QueriesLike = DEFAULT_QUERIES,
     metrics: Sequence[str | MetricSpec] | str | MetricSpec | None = None,
+    *positional: Any,
     seed: int = 0,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
-    *,
     missing_threshold: float = 0.2,
     ties: str = "min",
     nan_policy: str = "skip",
@@ -95,6 +96,9 @@ def rank(
         Seeds every stochastic step; the same seed gives the same bytes.
     metric_options : dict, optional
         Per-metric keyword options, e.g. ``{"WEAT-ES": {"ddof": 0}}``; values checked.
+    *positional
+        ``seed`` and ``metric_options`` by position, the spelling before every option after
+        ``metrics`` became keyword-only: accepted in this version with a ``FutureWarning``.
     missing_threshold : float in [0, 1], default 0.2
         A set that loses a larger share of its words makes its subquery NaN.
     ties : {"min", "average", "max", "dense", "first"}
@@ -222,7 +226,32 @@ def rank(
     RankResult
     """
     # The parameters are RankConfig's fields, in order (tests/run/test_plan.py keeps them equal).
-    return pipeline.run(RankConfig(**locals()))
+    options = dict(locals())
+    del options["positional"]
+    if positional:
+        options.update(_positional_options(positional, seed=seed, metric_options=metric_options))
+    return pipeline.run(RankConfig(**options))
+
+
+#: The options rank() took positionally after ``metrics`` before they became keyword-only.
+POSITIONAL_OPTIONS = ("seed", "metric_options")
+
+
+def _positional_options(values: tuple[Any, ...], **given: Any) -> dict[str, Any]:
+    """``seed`` and ``metric_options`` given by position (the spelling before they became
+    keyword-only), with one FutureWarning naming the new spelling; accepted in this version only."""
+    if len(values) > len(POSITIONAL_OPTIONS):
+        raise TypeError(f"rank() takes 3 positional arguments (models, queries, metrics) and, for this version "
+                        f"only, seed and metric_options; {3 + len(values)} were given")
+    named = dict(zip(POSITIONAL_OPTIONS, values))
+    defaults = {"seed": 0, "metric_options": None}
+    for name in named:
+        if given[name] is not defaults[name] and given[name] != defaults[name]:
+            raise TypeError(f"rank() got multiple values for argument {name!r}")
+    spelled = ", ".join(f"{k}={v!r}" for k, v in named.items())
+    warnings.warn(f"rank(): give {' and '.join(named)} by keyword, rank(models, queries, metrics, {spelled}); "
+                  "by position they are accepted in this version only", FutureWarning, stacklevel=3)
+    return named
 
 
 def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwords: bool = True,

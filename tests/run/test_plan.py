@@ -149,12 +149,33 @@ def test_rank_takes_exactly_the_options_of_rank_config():
 
     from wefe_same.run.config import RankConfig
 
-    def shape(func):
-        return [(p.name, p.default, p.kind) for p in inspect.signature(func).parameters.values()]
+    def shape(func):  # rank's *positional: seed and metric_options by position, for one version
+        return [(p.name, p.default, p.kind) for p in inspect.signature(func).parameters.values()
+                if p.kind is not inspect.Parameter.VAR_POSITIONAL]
 
     assert shape(rank) == shape(RankConfig)
-    assert [p.name for p in inspect.signature(rank).parameters.values()] == [
-        f.name for f in dataclasses.fields(RankConfig)]
+    assert [p.name for p in inspect.signature(rank).parameters.values() if p.name != "positional"] == [
+        f.name for f in dataclasses.fields(RankConfig) if f.name != "_"]
+    kinds = {p.name: p.kind for p in inspect.signature(rank).parameters.values()}
+    assert kinds["seed"] is kinds["metric_options"] is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_seed_and_metric_options_by_position_still_work_with_one_future_warning(toy_query):
+    from wefe_same.models import ArraySource
+
+    models = [ArraySource(f"m{i}", ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher"],
+                          np.random.default_rng(i).normal(size=(8, 4))) for i in range(3)]
+    options = {"WEAT": {"alternative": "two-sided"}}
+    common = dict(permutations=50, cache=False, progress=False)
+    with pytest.warns(FutureWarning, match=r"give seed and metric_options by keyword, rank\(models, queries, "
+                                           r"metrics, seed=5, metric_options=\{'WEAT'"):
+        old = rank(models, [toy_query], ["WEAT"], 5, options, **common)
+    new = rank(models, [toy_query], ["WEAT"], seed=5, metric_options=options, **common)
+    assert old.details.equals(new.details) and old.manifest["seed"] == 5
+    with pytest.raises(TypeError, match="multiple values for argument 'seed'"):
+        rank(models, [toy_query], ["WEAT"], 5, seed=6, **common)
+    with pytest.raises(TypeError, match="rank\\(\\) takes 3 positional arguments"):
+        rank(models, [toy_query], ["WEAT"], 5, options, 7, **common)
 
 
 @pytest.mark.parametrize("options, error, message", [

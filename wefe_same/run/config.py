@@ -78,9 +78,9 @@ class RankConfig:
     models: ModelsLike = None
     queries: QueriesLike = DEFAULT_QUERIES
     metrics: Sequence[str | MetricSpec] | str | MetricSpec | None = None
+    _: KW_ONLY
     seed: int = 0
     metric_options: Mapping[str, Mapping[str, Any]] | None = None
-    _: KW_ONLY
     missing_threshold: float = 0.2
     ties: Ties = "min"
     nan_policy: NanPolicy = "skip"
