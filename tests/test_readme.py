@@ -39,7 +39,7 @@ def test_checked_outputs_are_real(tmp_path):
 def test_some_outputs_are_checked():
     make_readme = _make_readme()
     checked = [p.name for p in make_readme.pages() if "<!-- run(check):" in p.read_text(encoding="utf-8")]
-    assert {"index.md", "queries.md", "safety.md"} <= set(checked)
+    assert {"index.md", "queries.md", "safety.md", "layout.md"} <= set(checked)
 
 
 def test_a_changed_output_is_detected():
