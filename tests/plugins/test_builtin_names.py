@@ -13,3 +13,11 @@ def test_the_debiasing_methods_names_are_the_built_in_specs():
 
 def test_the_likelihood_benchmarks_names_are_the_built_in_specs():
     assert benchmarks.BUILTIN_NAMES == tuple(b.name for b in BUILTIN_BENCHMARKS)
+
+
+def test_the_file_formats_names_and_extensions_are_the_built_in_specs():
+    from wefe_same.models.readers.formats import BUILTIN_FORMATS
+    from wefe_same.models.specs import EXTENSIONS, FORMATS
+
+    assert FORMATS == tuple(f.name for f in BUILTIN_FORMATS if f.scheme)
+    assert EXTENSIONS == {e: f.name for f in BUILTIN_FORMATS for e in f.extensions}

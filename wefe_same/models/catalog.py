@@ -57,21 +57,17 @@ from wefe_same.models.kinds import kind_listing, plugin_kind
 from wefe_same.models.readers import (
     check_model_file,
     file_identity,
-    lazy_gensim_pickle,
-    lazy_npy,
     load_gensim_pickle,
     load_npy,
-    open_vectors_file,
 )
+from wefe_same.models.readers.formats import file_format, file_formats, guess_format
 from wefe_same.models.sources import LazySource
 from wefe_same.models.specs import (
-    FORMATS,
     HARD_DEBIAS,
     RACE_DEBIAS,
     RELIGION_DEBIAS,
     LoadOptions,
     default_name,
-    guess_format,
     looks_like_path,
     parse_spec,
 )
@@ -333,21 +329,6 @@ SCHEMES.update(ENCODER_SCHEMES)  # sbert:, hf:
 SCHEMES[GENSIM_DATA_SCHEME] = gensim_data_source  # gensim-data:NAME
 
 
-def _file_source(name: str, fmt: str, location: str, options: LoadOptions) -> ModelSource:
-    """A file model: the paths are checked now with ``os.stat`` (exist, are files, not
-    empty); the text/binary/fastText choice and the vectors are read on first use."""
-    if fmt == "npy":
-        parts = location.split(",")
-        if len(parts) != 2:
-            raise ModelError(f"model {name!r}: npy needs 'npy:EMB.npy,VOCAB.txt', got {location!r}")
-        emb, vocab = (Path(p) for p in parts)
-        return lazy_npy(name, emb, vocab, options)
-    path = Path(location)
-    if fmt == "gensim":
-        return lazy_gensim_pickle(name, path, options)
-    return open_vectors_file(name, path, label=fmt, options=options)  # type: ignore[arg-type]
-
-
 def resolve_model(spec: str | ModelSource, options: LoadOptions | None = None, *,
                   trust_pickle: bool = False) -> ModelSource:
     """Turn one model spec into a source; nothing is read until the first lookup.
@@ -390,19 +371,20 @@ def _resolve(spec: str, options: LoadOptions) -> ModelSource:
     scheme, location = parsed.scheme, parsed.location
     if scheme in SCHEMES:
         return SCHEMES[scheme](name or None, location, options)
-    if scheme in FORMATS:
-        return _file_source(name or default_name(location), scheme, location, options)
+    if scheme and (fmt := file_format(scheme)) is not None:  # FORMAT:PATH, built in or a plugin's
+        return fmt.open(name or default_name(location), location, options)
     kind = plugin_kind(scheme) if scheme else None  # registered from Python, or an installed plugin
     if kind is not None:
         return kind.build(spec, name or None, location, options)
     path = Path(rest)
     if path.exists() or looks_like_path(rest):
         check_model_file(name or default_name(rest), path)  # "no such file", "is a directory", empty (os.stat)
-        return _file_source(name or default_name(rest), guess_format(path), rest, options)
+        return guess_format(path).open(name or default_name(rest), rest, options)
     plugins = [f"{scheme} from {provider}" for scheme, provider, _ in kind_listing() if provider]
+    formats = [n for n, f in file_formats().items() if f.scheme]
     raise ModelError(
         unknown_name("model", rest, catalog_names())
-        + "; or give a path, FORMAT:PATH (" + ", ".join((*FORMATS, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
+        + "; or give a path, FORMAT:PATH (" + ", ".join((*formats, *SCHEMES)) + ") or npy:EMB.npy,VOCAB.txt"
         + (f"; plugin kinds: {short_list(plugins)}" if plugins else "")
     )
 

@@ -8,6 +8,8 @@ from wefe_same.models.debias.methods import BUILTIN_METHODS, debias_methods
 from wefe_same.models.debias.registry import ENTRY_POINT_GROUP as DEBIAS_GROUP
 from wefe_same.models.gensim_data import SCHEME, data_dir, gensim_data_status
 from wefe_same.models.kinds import ENTRY_POINT_GROUP, kind_listing
+from wefe_same.models.readers.formats import ENTRY_POINT_GROUP as FORMATS_GROUP
+from wefe_same.models.readers.formats import plugin_formats
 
 
 def models_listing() -> str:
@@ -37,6 +39,12 @@ def models_listing() -> str:
         lines.append(f"\nDebiasing methods of installed plugins (entry point group {DEBIAS_GROUP}), SPEC+METHOD:")
         lines += [f"  SPEC{m.suffix}" + (f"[{m.options_shown}]" if m.options_shown else "") + f"\n      {m.description}"
                   for m in plugins]
+    formats = plugin_formats()
+    if formats:
+        lines.append(f"\nFile formats of installed plugins (entry point group {FORMATS_GROUP}), FORMAT:FILE:")
+        lines += [f"  {name + ':':16} {package}: {fmt.description}"
+                  + (f" (a bare path: {' '.join(fmt.extensions)})" if fmt.extensions else "")
+                  for name, (fmt, package) in formats.items()]
     kinds = kind_listing()
     if kinds:
         lines.append(f"\nModel kinds of installed plugins (entry point group {ENTRY_POINT_GROUP}), SCHEME:ARG:")

@@ -81,6 +81,7 @@ class LoadOptions:
     template_items: TemplateItems = "sentences"
 
 
+#: The built-in file formats' names (``FORMAT:PATH``; their specs: :mod:`wefe_same.models.readers.formats`).
 FORMATS = ("word2vec", "glove", "fasttext", "gensim", "npy")
 
 def strip_gz(path: Path) -> Path:
@@ -92,31 +93,10 @@ def strip_gz(path: Path) -> Path:
     return path.with_suffix("") if path.suffix.lower() == ".gz" else path
 
 
-#: Extensions (before any ``.gz``) that tell a bare path's format; "text" is word2vec text
-#: with a ``V d`` header, else GloVe, decided when the file is read.
+#: Extensions (before any ``.gz``) that tell a bare path's built-in format; "text" is word2vec
+#: text with a ``V d`` header, else GloVe, decided when the file is read. The formats
+#: themselves, and the plugins' with theirs: :mod:`wefe_same.models.readers.formats`.
 EXTENSIONS = {".bin": "word2vec", ".vec": "fasttext", ".kv": "gensim", ".model": "gensim", ".txt": "text"}
-
-
-def guess_format(path: Path) -> str:
-    """The format of a bare path from its name alone (``m.txt.gz`` counts as ``.txt``).
-
-    Nothing is opened: ``.bin`` may hold word2vec binary or a fastText model and
-    ``.txt`` word2vec text or GloVe; the content decides when the file is read. A bare
-    ``NAME.gz`` (gensim-data's layout) is "text" too, its content deciding the same way.
-
-    >>> guess_format(Path("m.txt.gz")), guess_format(Path("m.bin")), guess_format(Path("d/NAME.gz"))
-    ('text', 'word2vec', 'text')
-    """
-    inner = strip_gz(path)
-    suffix = inner.suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix]
-    if inner != path and not suffix:
-        return "text"
-    raise ModelError(
-        f"{path}: cannot guess the format from {path.name!r}; write FORMAT:PATH with FORMAT in "
-        + ", ".join(FORMATS)
-    )
 
 
 def default_name(location: str) -> str:

@@ -42,7 +42,8 @@ import pandas as pd
 from wefe_same.errors import ModelError
 from wefe_same.models.catalog import CATALOG
 from wefe_same.models.encoders import ENCODER_SCHEMES
-from wefe_same.models.specs import FORMATS, WILDCARDS, ModelSpec, parse_spec, split_name
+from wefe_same.models.readers.formats import file_format
+from wefe_same.models.specs import WILDCARDS, ModelSpec, parse_spec, split_name
 from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_regular_file
 
 RESERVED = ("spec", "name")
@@ -76,7 +77,7 @@ def _beside(spec: ModelSpec, folder: Path) -> str:
         return spec.base if spec.base in CATALOG else join(spec.base)
     if scheme == "npy":
         return "npy:" + ",".join(join(p) for p in location.split(","))
-    if scheme in FORMATS:
+    if file_format(scheme) is not None:  # FORMAT:PATH, built in or a plugin's
         return f"{scheme}:{join(location)}"
     if scheme in _FOLDER_OR_NAME:
         path, comma, options = location.partition(",")
