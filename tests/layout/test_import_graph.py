@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "wefe_same"
 #: The stages in the order of the data flow; a module may import its own stage and earlier ones.
 #: Top-level modules shared by every stage come first; the entry points come last.
 LAYERS: list[tuple[str, ...]] = [
-    ("errors", "validation", "versions", "interrupts", "processes", "cachedir"),
+    ("errors", "validation", "versions", "interrupts", "processes", "cachedir", "plugins"),
     ("query",),
     ("metrics",),
     ("models",),

@@ -90,9 +90,9 @@ def test_the_plugin_is_a_method_of_the_grammar_and_broken_entry_points_are_one_w
     assert "+toy-debias" in registry.suffixes() and "+toy-debias" in methods
     assert methods["+hsr-debias"].reference.startswith("Yang & Feng")  # the built-in keeps its name
     assert len(said) == 2
-    assert any("'not-a-method' (toy_debias:NOT_A_METHOD, package toy-debias-plugin) is not used: "
+    assert any("'not-a-method' (toy_debias:NOT_A_METHOD, package toy-debias-plugin 0.1) is not used: "
                "ModelError: is not a DebiasMethod but int" in s for s in said)
-    assert any("'hsr-debias'" in s and "takes the name of the built-in method +hsr-debias" in s for s in said)
+    assert any("'hsr-debias'" in s and "takes the name of the built-in debiasing method hsr-debias" in s for s in said)
     spec = parse_spec("mine=g.txt+hard-debias+toy-debias[strength=0.5]")
     assert [str(v) for v in spec.variants] == ["+hard-debias", "+toy-debias[strength=0.5]"]
     with pytest.raises(ModelError, match=r"no debiasing method '\+not-a-method' \(a plugin that failed to load\?\)"):

@@ -62,7 +62,7 @@ def test_the_plugin_is_a_format_and_broken_entry_points_are_one_warning_each(sit
     said = [str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)]
     assert "toyvec" in known and "txtclaim" not in known
     assert len(said) == 2 and any("claims the extension .txt" in s for s in said)
-    assert any("takes the name of the built-in format glove" in s for s in said)
+    assert any("takes the name of the built-in file format glove" in s for s in said)
     assert "toyvec:" in models_listing() and "(a bare path: .toyvec)" in models_listing()
 
 

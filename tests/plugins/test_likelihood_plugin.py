@@ -70,7 +70,7 @@ def test_the_plugin_is_a_benchmark_and_broken_entry_points_are_one_warning_each(
     assert list(benchmarks) == ["crows-pairs", "stereoset", "toy-pairs"]
     assert benchmarks["stereoset"].reference.startswith("Nadeem")  # the built-in keeps its name
     assert benchmarks["toy-pairs"].column("preference") == "likelihood:toy-pairs"
-    assert len(said) == 2 and any("takes the name of the built-in benchmark stereoset" in s for s in said)
+    assert len(said) == 2 and any("takes the name of the built-in likelihood benchmark stereoset" in s for s in said)
     assert any("'broken' (toy_likelihood:NO_SUCH_NAME, package toy-likelihood-plugin 0.1) is not used" in s
                for s in said)
     assert parse_benchmark("toy-pairs=x.tsv") == ("toy-pairs", "x.tsv")

@@ -18,18 +18,17 @@ named after the benchmark::
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 from typing import Literal
 
 import pandas as pd
 
-from wefe_same.errors import LikelihoodError, WefeSameWarning
+from wefe_same.errors import LikelihoodError
+from wefe_same.plugins import load_entry_points
 
 __all__ = ["ENTRY_POINT_GROUP", "LIKELIHOOD_PREFIX", "BenchmarkSpec", "Measure", "plugin_benchmarks"]
 
@@ -116,22 +115,6 @@ class BenchmarkSpec:
 @cache
 def plugin_benchmarks() -> Mapping[str, tuple[BenchmarkSpec, str]]:
     """The installed plugins' benchmarks with their package (``NAME VERSION``), loaded once
-    per process; one that cannot be loaded, is not a :class:`BenchmarkSpec`, is named
-    otherwise than its entry point or takes a built-in's name is one warning and left out."""
-    found: dict[str, tuple[BenchmarkSpec, str]] = {}
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-        package = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "?"
-        where = f"likelihood benchmark entry point {ep.name!r} ({ep.value}, package {package})"
-        try:
-            if ep.name in BUILTIN_NAMES:
-                raise LikelihoodError(f"takes the name of the built-in benchmark {ep.name}")
-            spec = ep.load()
-            if not isinstance(spec, BenchmarkSpec):
-                raise LikelihoodError(f"is not a BenchmarkSpec but {type(spec).__name__}")
-            if spec.name != ep.name:
-                raise LikelihoodError(f"declares the benchmark {spec.name!r}, not {ep.name!r}")
-        except Exception as err:  # a broken plugin is one line, and breaks only the runs that name it
-            warnings.warn(f"{where} is not used: {type(err).__name__}: {err}", WefeSameWarning, stacklevel=2)
-            continue
-        found[ep.name] = (spec, package)
-    return MappingProxyType(found)
+    per process (:func:`~wefe_same.plugins.load_entry_points`: a broken one is one warning)."""
+    return MappingProxyType(load_entry_points(ENTRY_POINT_GROUP, "likelihood benchmark", BenchmarkSpec,
+                                              BUILTIN_NAMES, name_of=lambda b: b.name, error=LikelihoodError))

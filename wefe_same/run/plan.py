@@ -36,7 +36,8 @@ __all__ = ["DEFAULT_QUERIES", "SCORING_CODE", "ModelTask", "RunPlan", "make_plan
 #: (tests/run/test_cache.py checks the import closure).
 SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/__init__.py", "analysis/ranking.py",
                 "run/__init__.py", "run/plan.py", "run/choices.py", "run/config.py",
-                "cachedir.py", "errors.py", "interrupts.py", "processes.py", "validation.py", "versions.py")
+                "cachedir.py", "errors.py", "interrupts.py", "plugins.py", "processes.py", "validation.py",
+                "versions.py")
 
 
 @dataclass(frozen=True)

@@ -22,15 +22,15 @@ asks.
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import metadata
 from types import MappingProxyType
 
-from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
+from wefe_same.plugins import load_entry_points
 from wefe_same.validation import OptionSpec
 
 __all__ = ["BUILTIN_NAMES", "ENTRY_POINT_GROUP", "DebiasMethod", "plugin_methods", "suffixes"]
@@ -120,22 +120,8 @@ def suffixes() -> tuple[str, ...]:
 
 @cache
 def plugin_methods() -> Mapping[str, DebiasMethod]:
-    """The installed plugins' methods, loaded once per process; one that cannot be loaded,
-    is not a :class:`DebiasMethod` or takes a built-in's name is one warning and left out."""
-    found: dict[str, DebiasMethod] = {}
-    for ep in _entry_points():
-        package = ep.dist.name if ep.dist is not None else "?"
-        where = f"debiasing method entry point {ep.name!r} ({ep.value}, package {package})"
-        try:
-            if ep.name in BUILTIN_NAMES:
-                raise ModelError(f"takes the name of the built-in method +{ep.name}")
-            method = ep.load()
-            if not isinstance(method, DebiasMethod):
-                raise ModelError(f"is not a DebiasMethod but {type(method).__name__}")
-            if method.name != ep.name:
-                raise ModelError(f"declares the suffix {method.suffix!r}, not '+{ep.name}'")
-        except Exception as err:  # a broken plugin is one line, and breaks only the specs that use it
-            warnings.warn(f"{where} is not used: {type(err).__name__}: {err}", WefeSameWarning, stacklevel=2)
-            continue
-        found[ep.name] = method
-    return MappingProxyType(found)
+    """The installed plugins' methods, loaded once per process
+    (:func:`~wefe_same.plugins.load_entry_points`: a broken one is one warning)."""
+    found = load_entry_points(ENTRY_POINT_GROUP, "debiasing method", DebiasMethod, BUILTIN_NAMES,
+                              name_of=lambda m: m.name, error=ModelError)
+    return MappingProxyType({name: method for name, (method, _) in found.items()})

@@ -16,20 +16,19 @@ declares its own in the entry-point group ``wefe_same.formats``, named after the
 from __future__ import annotations
 
 import re
-import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib import metadata
 from pathlib import Path
 from types import MappingProxyType
 
-from wefe_same.errors import ModelError, WefeSameWarning
+from wefe_same.errors import ModelError
 from wefe_same.models.base import ModelSource
 from wefe_same.models.readers.gensim_pickle import lazy_gensim_pickle
 from wefe_same.models.readers.npy import lazy_npy
 from wefe_same.models.readers.vectors_file import open_vectors_file
 from wefe_same.models.specs import EXTENSIONS, FORMATS, LoadOptions, strip_gz
+from wefe_same.plugins import load_entry_points
 
 __all__ = ["BUILTIN_FORMATS", "ENTRY_POINT_GROUP", "FileFormat", "file_format", "file_formats", "guess_format"]
 
@@ -117,30 +116,18 @@ BUILTIN_FORMATS: tuple[FileFormat, ...] = (
 @cache
 def plugin_formats() -> Mapping[str, tuple[FileFormat, str]]:
     """The installed plugins' formats with their package (``NAME VERSION``), loaded once per
-    process; one that cannot be loaded, is not a :class:`FileFormat`, is named otherwise
-    than its entry point or takes a built-in's name or extension is one warning and left out."""
-    taken = {f.name for f in BUILTIN_FORMATS}
+    process (:func:`~wefe_same.plugins.load_entry_points`): one that takes a built-in's name,
+    or an extension of a built-in or earlier format, is one warning and left out too."""
     claimed = {e for f in BUILTIN_FORMATS for e in f.extensions}
-    found: dict[str, tuple[FileFormat, str]] = {}
-    for ep in sorted(metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-        package = f"{ep.dist.name} {ep.dist.version}" if ep.dist is not None else "?"
-        where = f"file format entry point {ep.name!r} ({ep.value}, package {package})"
-        try:
-            if ep.name in taken:
-                raise ModelError(f"takes the name of the built-in format {ep.name}")
-            fmt = ep.load()
-            if not isinstance(fmt, FileFormat):
-                raise ModelError(f"is not a FileFormat but {type(fmt).__name__}")
-            if fmt.name != ep.name:
-                raise ModelError(f"declares the format {fmt.name!r}, not {ep.name!r}")
-            if clash := sorted(set(fmt.extensions) & claimed):
-                raise ModelError(f"claims the extension {clash[0]} of a built-in or earlier format")
-        except Exception as err:  # a broken plugin is one line, and breaks only the specs that use it
-            warnings.warn(f"{where} is not used: {type(err).__name__}: {err}", WefeSameWarning, stacklevel=2)
-            continue
-        claimed |= set(fmt.extensions)
-        found[ep.name] = (fmt, package)
-    return MappingProxyType(found)
+
+    def check(fmt: FileFormat) -> None:
+        if clash := sorted(set(fmt.extensions) & claimed):
+            raise ModelError(f"claims the extension {clash[0]} of a built-in or earlier format")
+        claimed.update(fmt.extensions)
+
+    return MappingProxyType(load_entry_points(ENTRY_POINT_GROUP, "file format", FileFormat,
+                                              [f.name for f in BUILTIN_FORMATS], name_of=lambda f: f.name,
+                                              error=ModelError, check=check))
 
 
 def file_formats() -> dict[str, FileFormat]:

@@ -22,7 +22,8 @@ from wefe_same.run.cache.codec import FORMAT_VERSION
 from wefe_same.versions import code_digest
 
 #: Modules shared by every stage that the readers and the quality code import.
-SHARED_CODE = ("cachedir.py", "errors.py", "interrupts.py", "processes.py", "validation.py", "versions.py")
+SHARED_CODE = ("cachedir.py", "errors.py", "interrupts.py", "plugins.py", "processes.py", "validation.py",
+               "versions.py")
 #: The code that reads a model's vectors (the source, then ``build_table``) and every module
 #: it imports within the package (tests/run/test_cache.py checks the import closure).
 VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "query/files.py", "scoring/__init__.py",
