@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_site import install_plugin
 
 from wefe_same import Query, WordSet, rank
 from wefe_same.errors import ModelError, WefeSameWarning
@@ -42,15 +43,6 @@ attributes = ["career", "care"]
 """
 
 
-def install_dist_info(site: Path, name: str, entry_points: dict[str, str]) -> None:
-    """What ``pip install`` leaves for importlib.metadata: METADATA and entry_points.txt."""
-    info = site / f"{name.replace('-', '_')}-0.1.dist-info"
-    info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINT_GROUP}]\n"
-                                           + "".join(f"{k} = {v}\n" for k, v in entry_points.items()))
-
-
 def forget_plugins() -> None:
     registry.suffixes.cache_clear()
     registry.plugin_methods.cache_clear()
@@ -59,10 +51,9 @@ def forget_plugins() -> None:
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     site = tmp_path_factory.mktemp("site")
-    install_dist_info(site, "toy-debias-plugin", {"toy-debias": "toy_debias:METHOD",
-                                                  "not-a-method": "toy_debias:NOT_A_METHOD",
-                                                  "hsr-debias": "toy_debias:METHOD"})
-    sys.path[:0] = [str(site), str(HERE)]
+    sys.path[:0] = install_plugin(site, "toy-debias-plugin", registry.ENTRY_POINT_GROUP,
+                                  {"toy-debias": "toy_debias:METHOD", "not-a-method": "toy_debias:NOT_A_METHOD",
+                                   "hsr-debias": "toy_debias:METHOD"})
     forget_plugins()
     yield site
     del sys.path[:2]

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from plugin_site import install_plugin
 
 from wefe_same import Query, WordSet, rank
 from wefe_same.errors import ModelError, WefeSameWarning
@@ -32,12 +33,9 @@ QUERY = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     site = tmp_path_factory.mktemp("site")
-    info = site / "toy_format_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-format-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{formats.ENTRY_POINT_GROUP}]\ntoyvec = toy_format:FORMAT\n"
-                                           "txtclaim = toy_format:CLAIMS_TXT\nglove = toy_format:FORMAT\n")
-    sys.path[:0] = [str(site), str(HERE)]
+    sys.path[:0] = install_plugin(site, "toy-format-plugin", formats.ENTRY_POINT_GROUP,
+                                  {"toyvec": "toy_format:FORMAT", "txtclaim": "toy_format:CLAIMS_TXT",
+                                   "glove": "toy_format:FORMAT"})
     formats.plugin_formats.cache_clear()
     yield site
     del sys.path[:2]

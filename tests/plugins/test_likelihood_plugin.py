@@ -15,6 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from plugin_site import install_plugin
 from tiny_lms import build_bert
 
 from wefe_same import Query, WordSet, rank
@@ -37,13 +38,9 @@ WORDS = ["he", "she", "man", "woman", "doctor", "engineer", "nurse", "teacher"]
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     site = tmp_path_factory.mktemp("site")
-    info = site / "toy_likelihood_plugin-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-likelihood-plugin\nVersion: 0.1\n")
-    (info / "entry_points.txt").write_text(f"[{registry.ENTRY_POINT_GROUP}]\ntoy-pairs = toy_likelihood:BENCHMARK\n"
-                                           "stereoset = toy_likelihood:BENCHMARK\n"
-                                           "broken = toy_likelihood:NO_SUCH_NAME\n")
-    sys.path[:0] = [str(site), str(HERE)]
+    sys.path[:0] = install_plugin(site, "toy-likelihood-plugin", registry.ENTRY_POINT_GROUP,
+                                  {"toy-pairs": "toy_likelihood:BENCHMARK", "stereoset": "toy_likelihood:BENCHMARK",
+                                   "broken": "toy_likelihood:NO_SUCH_NAME"})
     registry.plugin_benchmarks.cache_clear()
     yield site
     del sys.path[:2]
