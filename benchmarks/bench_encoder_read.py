@@ -31,7 +31,7 @@ warnings.simplefilter("ignore")
 from threadpoolctl import threadpool_limits
 from wefe_same.models.specs import LoadOptions
 from wefe_same.query.files import load_queries
-from wefe_same.run.choices import DEFAULT_QUERIES
+from wefe_same.options.choices import DEFAULT_QUERIES
 from wefe_same.scoring.vectors import read_spec
 threads, *specs = sys.argv[1:]
 if int(threads):

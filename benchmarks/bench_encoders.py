@@ -24,7 +24,6 @@ first run encodes and fills the cache, the second must be served from it.
 from __future__ import annotations
 
 import argparse
-import inspect
 import os
 import shutil
 import statistics
@@ -124,11 +123,8 @@ def encoders(words: list[str], repeats: int, batch_size: int, threads: int | Non
 def cached_runs(quick: bool) -> None:
     import wefe_same
 
-    if "cache" not in inspect.signature(wefe_same.rank).parameters:
-        print("TODO: the cache is not wired into rank yet (no 'cache' parameter): cached second run not measured")
-        return
     folder = tempfile.mkdtemp(prefix="wefe-same-bench-cache-")
-    kwargs = dict(models=["minilm-l6-v2"], cache=folder, progress=False)
+    kwargs: dict = dict(models=["minilm-l6-v2"], execution={"cache": folder, "progress": False})
     if quick:
         kwargs.update(queries="weat", metrics=["WEAT", "MAC"])
     try:

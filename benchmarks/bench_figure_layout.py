@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from wefe_same import load_queries, rank
+from wefe_same import Execution, load_queries, rank
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models.sources import ArraySource
 from wefe_same.output import rendering
@@ -42,7 +42,7 @@ def main() -> None:
     words = sorted({w for qs in queries for s in qs.sets for w in s.words})
     sources = [ArraySource(f"model-{i}", words, np.random.default_rng(i).normal(size=(len(words), 50)))
                for i in range(args.models)]
-    result = rank(sources, queries, permutations=0, bootstrap=20, progress=False)
+    result = rank(sources, queries, permutations=0, bootstrap=20, execution=Execution(progress=False))
     jobs, _ = figure_jobs(result, "paper")
     formats = list(rendering.FIGURE_FORMATS)
     ours = rendering._fix_layout

@@ -27,6 +27,8 @@ import sys
 import time
 from pathlib import Path
 
+from wefe_same import Execution
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -64,7 +66,7 @@ def record_calls(models: list[str] | None) -> dict[str, list[tuple]]:
 
     scoring_model.score_table, current.rnsb = score_table, rnsb
     try:
-        rank(models, metrics=["RNSB"], cache=False, progress=False)
+        rank(models, metrics=["RNSB"], execution=Execution(cache=False, progress=False))
     finally:
         scoring_model.score_table, current.rnsb = real_score_table, real_rnsb
     return calls

@@ -11,7 +11,7 @@ files are hard links to that one file (different paths, so different models to t
 cache; the operating system's page cache then serves every pass from memory: a
 measure of the CPU cost, not of disk reads); ``--copies`` writes real copies instead.
 
-Each (N, workers) runs in a fresh process: ``rank(models, cache=False, workers=W)``
+Each (N, workers) runs in a fresh process: ``rank(models, execution=Execution(cache=False, workers=W))``
 with the default queries and every metric (the default run's work per model), no
 results folder unless ``--save`` (then ``result.save(out, formats=("png",))`` is timed
 apart). Peak memory is printed two ways: ``ru_maxrss`` (the largest single process of
@@ -68,7 +68,7 @@ import wefe_same
 t1 = time.perf_counter()
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # one model: correlations are undefined
-    result = wefe_same.rank(models=specs, cache=False, workers=workers, progress=False)
+    result = wefe_same.rank(models=specs, execution={"cache": False, "workers": workers, "progress": False})
 t2 = time.perf_counter()
 if save_to != "-":
     result.save(save_to, formats=("png",))

@@ -150,7 +150,10 @@ def ours_side(words, matrix, permutations: int, exact_limit: int | None, more: d
     for metric, opts in (more or {}).items():
         options.setdefault(metric, {}).update(opts)
     accepted = inspect.signature(wefe_same.rank).parameters
-    extra = {k: v for k, v in {"cache": False, "workers": 1, "progress": False}.items() if k in accepted}
+    if "execution" in accepted:  # the option groups (issue 40)
+        extra: dict = {"execution": {"cache": False, "workers": 1, "progress": False}}
+    else:  # an older checkout, measured beside this one
+        extra = {k: v for k, v in {"cache": False, "workers": 1, "progress": False}.items() if k in accepted}
 
     def run(seed: int):
         source = ArraySource("model", words, matrix)

@@ -153,8 +153,8 @@ def build_bert_base_zoo(folder: Path, n: int, tokenizer: Path, hidden: int | Non
 
 def default_query_words() -> list[str]:
     """Every word of the default query sets, sorted."""
+    from wefe_same.options.choices import DEFAULT_QUERIES
     from wefe_same.query.files import load_queries
-    from wefe_same.run.choices import DEFAULT_QUERIES
 
     with warnings.catch_warnings():  # overlapping sets: rank reports them
         warnings.simplefilter("ignore")

@@ -19,6 +19,8 @@ from pathlib import Path
 
 from rank_likelihood import markdown
 
+from wefe_same import Likelihood
+
 SCORINGS = ["authors", "pll", "aul"]
 
 
@@ -61,12 +63,12 @@ def main() -> None:
 
     from wefe_same import rank
 
-    options = dict(metrics=["WEAT"], permutations=0, progress=False, cache=out / "cache",
-                   likelihood=[f"crows-pairs={crows}"])
+    options = dict(metrics=["WEAT"], permutations=0, execution={"progress": False, "cache": out / "cache"})
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # glove-6b-50d's NaN, said in the guide
-        result = rank(models, "gender", likelihood_scoring=SCORINGS, **options)
-        alone = {s: rank(models, "gender", likelihood_scoring=s, **options) for s in SCORINGS}
+        crows_pairs = [f"crows-pairs={crows}"]
+        result = rank(models, "gender", **options, likelihood=Likelihood(crows_pairs, scoring=SCORINGS))
+        alone = {s: rank(models, "gender", **options, likelihood=Likelihood(crows_pairs, scoring=s)) for s in SCORINGS}
     result.save(out / "results", formats=[])
     column = "likelihood:crows-pairs"
     values = {f"{s}: {kind}": getattr(alone[s], kind)[column] for s in SCORINGS for kind in ("aggregates", "rankings")}

@@ -41,8 +41,8 @@ FEMALE = {"she", "her", "hers", "woman", "women", "girl", "girls", "female", "mo
 
 def query_words() -> list[str]:
     """Every word of the default query sets, lower case and without spaces."""
+    from wefe_same.options.choices import DEFAULT_QUERIES
     from wefe_same.query.files import load_queries
-    from wefe_same.run.choices import DEFAULT_QUERIES
 
     with warnings.catch_warnings():  # overlapping sets: rank reports them
         warnings.simplefilter("ignore")

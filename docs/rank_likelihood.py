@@ -24,6 +24,8 @@ import json
 import warnings
 from pathlib import Path
 
+from wefe_same import Execution
+
 SEED = 0
 
 
@@ -104,8 +106,9 @@ def main() -> None:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = rank([f"mlm-random=hf:{mlm}", f"clm-random=hf:{clm}", "glove-6b-50d", "minilm-l6-v2"], "gender",
-                      metrics=["WEAT", "RNSB", "SAME"], permutations=0, cache=False, progress=False,
-                      likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"])
+                      metrics=["WEAT", "RNSB", "SAME"], permutations=0,
+                      likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"],
+                      execution=Execution(cache=False, progress=False))
     result.save(out / "results", formats=[])
     columns = [c for c in result.aggregates.columns if c.startswith("likelihood:") and "[" not in c]  # overall
     print(markdown(result.aggregates[["WEAT", "RNSB", "SAME", *columns]]))

@@ -48,7 +48,7 @@ pd.set_option("display.width", 160)
     md("Rank the four models on the `same` queries with every metric:"),
     code("""
 MODELS = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "minilm-l6-v2"]
-result = rank(MODELS, queries="same", progress=False)
+result = rank(MODELS, queries="same", execution={"progress": False})
 result.rankings
 """),
     md("""
@@ -96,7 +96,7 @@ the metrics are combined.
 """),
     code("""
 import pandas as pd
-from wefe_same import rank
+from wefe_same import Execution, Quality, rank
 from wefe_same.analysis.correlation import correlations
 from wefe_same.output.figures import accumulated_rankings, correlation_heatmap
 
@@ -105,7 +105,8 @@ MODELS = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "wo
 QUERY_SETS = ["gender", "ethnicity", "religion"]
 METRICS = ["WEAT", "WEAT-ES", "RND", "RNSB", "SAME", "DirectBias"]
 result = rank(MODELS, queries=QUERY_SETS, metrics=METRICS,
-              quality=["ws353", "simlex999", "google"], analogy_vocab=100_000, progress=False)
+              quality=Quality(["ws353", "simlex999", "google"], analogy_vocab=100_000),
+              execution=Execution(progress=False))
 """),
     md("""
 ## Table 1: rank (aggregated score) per query set
@@ -191,7 +192,8 @@ words. Ranks come from the scores, not from the p-values, so `permutations=0` sk
 permutation tests and the run takes a few seconds.
 """),
     code("""
-shared = rank(MODELS, queries=QUERY_SETS, metrics=METRICS, shared_words=True, permutations=0, progress=False)
+shared = rank(MODELS, queries=QUERY_SETS, metrics=METRICS, shared_words=True, permutations=0,
+              execution=Execution(progress=False))
 own = {m["name"]: m["words_found"] for m in result.manifest["models"]}
 pd.DataFrame([{"model": m["name"], "words asked": m["words_requested"], "found (own vocabulary)": own[m["name"]],
                "not shared": m["words_not_shared"], "scored on": m["words_found"]}
@@ -468,7 +470,7 @@ query = Query([bolukbasi.word_set("definitional_female"), bolukbasi.word_set("de
               [bolukbasi.word_set("professions")], name="professions")
 real = rank(["glove-6b-50d", "glove-6b-50d+hard-debias"], query,
             metrics=["SAME", "DirectBias", "SAME-skew", "SAME-stereotype"],
-            metric_options={"DirectBias": {"k": 1}}, progress=False)
+            metric_options={"DirectBias": {"k": 1}}, execution={"progress": False})
 real.aggregates.round(3)
 """),
     md("Per word: the occupations most associated with either group before and after debiasing."),

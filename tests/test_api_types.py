@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, write_glove
 
-from wefe_same import Query, WordSet, export_vectors, load_model, rank
+from wefe_same import Execution, Query, WordSet, export_vectors, load_model, rank
 from wefe_same.errors import QueryError
 from wefe_same.validation import InvalidParameterError, ParameterTypeError
 
@@ -27,7 +27,7 @@ def folder(tmp_path, monkeypatch):
     return tmp_path
 
 
-FAST = dict(permutations=0, cache=False, progress=False)
+FAST = dict(permutations=0, execution=Execution(cache=False, progress=False))
 
 
 @pytest.mark.parametrize(("kwargs", "param"), [
@@ -64,7 +64,8 @@ def test_numpy_scalars_paths_tuples_and_generators_give_the_run_of_plain_values(
                  missing_threshold=0.3, bootstrap=4, shared_words=True, **FAST)
     given = rank((Path(f"m{i}.txt") for i in range(2)), queries=(Path("mini.toml"),),
                  metrics=iter(np.array(["WEAT", "SAME"])), seed=np.int64(3), missing_threshold=np.float64(0.3),
-                 bootstrap=np.int32(4), shared_words=np.True_, permutations=np.int64(0), cache=False, progress=False)
+                 bootstrap=np.int32(4), shared_words=np.True_, permutations=np.int64(0),
+                 execution=Execution(cache=False, progress=False))
     pd.testing.assert_frame_equal(plain.aggregates, given.aggregates)
     pd.testing.assert_frame_equal(plain.aggregates_ci, given.aggregates_ci)
     assert type(given.manifest["seed"]) is int and given.manifest["settings"]["bootstrap"] == 4

@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, error_lines, random_source, snapshot, users_folder, write_glove
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.cli import main
 from wefe_same.output.tables import safe_name
 
@@ -52,7 +52,7 @@ def test_figure_names_that_differ_only_in_replaced_characters_do_not_collide(tmp
     names = ["a b", "a_b", "a?b", "A_B"]  # A_B and a_b: one file on a case-insensitive disk
     (tmp_path / "q.toml").write_text(MINI_QUERY)
     result = rank([random_source(n, seed=i) for i, n in enumerate(names)], queries=tmp_path / "q.toml",
-                  metrics=["SAME"], permutations=0, cache=False)
+                  metrics=["SAME"], permutations=0, execution=Execution(cache=False))
     jobs, _ = figure_jobs(result, "all")
     words = {job.stem: job.args[1] for job in jobs if job.stem.startswith("most_biased_words_")}
     assert sorted(words.values()) == sorted(names)  # one figure per model, each drawing its own model

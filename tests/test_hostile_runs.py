@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import GENDER_WORDS, error_lines, no_hang, snapshot, users_folder
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.cli import main
 from wefe_same.errors import QueryError
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
@@ -61,8 +61,10 @@ def test_a_subquery_explosion_is_refused_before_any_work_with_the_count(work, ca
 def test_max_subqueries_raises_the_cap_and_the_bundled_library_stays_under_the_default(work, capsys):
     (work / "boom.toml").write_text(exploding_query(4))  # C(4, 2)² = 36 subqueries
     with pytest.raises(QueryError, match="expand into 36 subqueries"):
-        rank(["good.txt"], queries="boom.toml", metrics="WEAT", permutations=0, cache=False, max_subqueries=35)
-    result = rank(["good.txt"], queries="boom.toml", metrics="WEAT", permutations=0, cache=False, max_subqueries=36)
+        rank(["good.txt"], queries="boom.toml", metrics="WEAT", permutations=0, max_subqueries=35,
+             execution=Execution(cache=False))
+    result = rank(["good.txt"], queries="boom.toml", metrics="WEAT", permutations=0, max_subqueries=36,
+                  execution=Execution(cache=False))
     assert result.scores["WEAT"].shape == (1, 36)
     assert main(["rank", "--models", "good.txt", "--queries", "boom.toml", "--max-subqueries", "36",
                  "--out", "r", *FAST]) == 0

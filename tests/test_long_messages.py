@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, snapshot, write_glove
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.analysis.external import load_external
 from wefe_same.cli import main
 from wefe_same.errors import ExternalError, ModelError, QueryError
@@ -22,7 +22,7 @@ LIMIT = 1000  # characters: a line a person reads
 
 def test_unknown_model_names_give_the_first_few_and_the_count():
     with pytest.raises(ModelError) as err:
-        rank([f"nomodel{i}" for i in range(SOME)], cache=False, progress=False)
+        rank([f"nomodel{i}" for i in range(SOME)], execution=Execution(cache=False, progress=False))
     message = str(err.value)
     assert len(message) < LIMIT and "\n" not in message
     # every unusable model is named at once (issue 21): the first few with their reason, then the count
@@ -33,7 +33,7 @@ def test_unknown_model_names_give_the_first_few_and_the_count():
 def test_many_copies_of_one_model_name_are_refused_at_once():
     """The duplicate check counted each name with list.count: quadratic, minutes on 200,000."""
     with pytest.raises(ModelError, match="model name 'x' is used twice"):
-        rank(["x=word2vec-gnews-weat"] * SOME, cache=False, progress=False)
+        rank(["x=word2vec-gnews-weat"] * SOME, execution=Execution(cache=False, progress=False))
 
 
 def test_an_external_table_with_200000_unknown_models(tmp_path):
@@ -57,7 +57,7 @@ def test_a_query_naming_an_unknown_set_among_50000(tmp_path):
 
 def test_a_megabyte_argument_is_cut_in_the_message():
     with pytest.raises(InvalidParameterError) as err:
-        rank(["word2vec-gnews-weat"], seed="x" * 1_000_000, cache=False, progress=False)
+        rank(["word2vec-gnews-weat"], seed="x" * 1_000_000, execution=Execution(cache=False, progress=False))
     message = str(err.value)
     assert len(message) < LIMIT and "(1000002 characters)" in message
 

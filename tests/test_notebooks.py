@@ -20,10 +20,11 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: 6.0 s at the sizes below (5.6 s without them); it shows no lipstick table either.
 SMALL_LIPSTICK = ('lipstick={"words": 100, "train": 100, "test": 400, "neighbour_words": 100, '
                   '"vocab": 10_000, "seeds": 1}')
-CHEAPER = {"02_wefe_case_study": [("analogy_vocab=100_000, progress=False)",
-                                   f"analogy_vocab=10_000, progress=False,\n              {SMALL_LIPSTICK})")],
-           "01_quickstart": [('rank(MODELS, queries="same", progress=False)',
-                              f'rank(MODELS, queries="same", progress=False, {SMALL_LIPSTICK})')]}
+CHEAPER = {"02_wefe_case_study": [("analogy_vocab=100_000),\n              execution=Execution(progress=False))",
+                                   "analogy_vocab=10_000),\n              execution=Execution(progress=False),\n"
+                                   f"              {SMALL_LIPSTICK})")],
+           "01_quickstart": [('rank(MODELS, queries="same", execution={"progress": False})',
+                              f'rank(MODELS, queries="same", execution={{"progress": False}}, {SMALL_LIPSTICK})')]}
 
 
 def _shown(cell) -> list[str]:

@@ -35,6 +35,7 @@ from conftest import GENDER_WORDS, MINI_QUERY, error_lines, write_glove
 from tiny_transformers import build
 
 from wefe_same.cli import build_parser, main
+from wefe_same.options.groups import GROUPS, flat_keywords
 from wefe_same.output.folder import inventory, read_manifest
 from wefe_same.run import config as run_config
 
@@ -87,7 +88,8 @@ SAMPLES_BY_COMMAND: dict[tuple[str, str], list[list[str] | None]] = {
     ("seat", "tests"): [["--tests", "seat.jsonl"], ["--tests", "seat.jsonl", "seat.jsonl"]],
     ("seat", "out"): [None, ["--out", "{out}.csv"]],
 }
-#: Fields of RankConfig that only the Python API takes: set on the config the CLI builds.
+#: Options that only the Python API takes (RankConfig's fields, the groups' fields by their flat
+#: keywords): set in the namespace the CLI builds its config from.
 API_SAMPLES: dict[str, list[object]] = {"progress": [None, False, True]}
 
 #: Values refused on their own (each tried once, with every other option at its first value).
@@ -157,7 +159,8 @@ def test_every_option_of_every_command_has_documented_values():
                if not values]
     assert missing == [], f"give these options sample values in SAMPLES: {missing}"
     cli = {dest for dest, _ in option_space("rank")}
-    api_only = [f.name for f in fields(run_config.RankConfig) if f.name not in cli and f.name != "_"]
+    own = [f.name for f in fields(run_config.RankConfig) if f.name not in GROUPS and f.name != "_"]
+    api_only = [name for name in [*own, *flat_keywords()] if name not in cli]
     assert sorted(api_only) == sorted(API_SAMPLES), "give RankConfig's API-only fields values in API_SAMPLES"
 
 
@@ -334,7 +337,8 @@ def test_each_row_finishes_whole_or_is_refused_in_one_line(world, argv, extra, r
         built = run_config.RankConfig.from_namespace
 
         def with_api_fields(args, **overrides):
-            return built(args, **{**overrides, **extra})
+            vars(args).update(extra)  # a group's field by its flat keyword, as the flags' dest
+            return built(args, **overrides)
 
         monkeypatch.setattr(run_config.RankConfig, "from_namespace", with_api_fields)
     if argv[0] == "report":

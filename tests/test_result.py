@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.analysis.analyse import EXTRA_TABLES, Analysis
 from wefe_same.models import ArraySource
 
@@ -43,8 +43,9 @@ def test_the_analysis_is_frozen_and_holds_only_its_own_tables():
 
 def _run():
     models = [ArraySource(f"m{i}", WORDS, np.random.default_rng(i).normal(size=(len(WORDS), 5))) for i in range(4)]
-    return rank(models, queries=[QUERY], metrics=["WEAT", "SAME", "RND"], permutations=0, cache=False,
-                progress=False, external=pd.DataFrame({"model": ["m0", "m1", "m2", "m3"], "gap": [1.0, 3.0, 2.0, 0.5]}))
+    return rank(models, queries=[QUERY], metrics=["WEAT", "SAME", "RND"], permutations=0,
+                external=pd.DataFrame({"model": ["m0", "m1", "m2", "m3"], "gap": [1.0, 3.0, 2.0, 0.5]}),
+                execution=Execution(cache=False, progress=False))
 
 
 def test_word_bias_is_read_from_the_runs_table_on_first_use_and_kept():

@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, write_glove
 
-from wefe_same import rank
+from wefe_same import Encoding, Execution, rank
 from wefe_same.api import load_model
 from wefe_same.cli import main
 from wefe_same.errors import Caught, WarningLog, WefeSameWarning, catch, model_warning, translate
@@ -139,7 +139,8 @@ def test_warnings_repeated_per_batch_in_process_are_said_once_and_kept_in_the_re
     monkeypatch.setitem(EncoderSource.__init__.__kwdefaults__, "batch_size", 2)
     with pytest.warns(WefeSameWarning) as shown:
         result = rank([str(folder / "a.txt"), f"hf:{tiny['bert']}"], queries=str(folder / "mini.toml"),
-                      metrics=["WEAT"], permutations=0, cache=False, templates=[LONG])
+                      metrics=["WEAT"], permutations=0, execution=Execution(cache=False),
+                      encoding=Encoding(templates=[LONG]))
     assert load_model(f"hf:{tiny['bert']}").batch_size == 2
     cut = [str(w.message) for w in shown if "are longer than" in str(w.message)]
     assert len(cut) == 1
@@ -182,7 +183,8 @@ def test_rank_result_warnings_hold_the_query_set_warnings_of_the_manifest(folder
     (folder / "overlap.toml").write_text(query)
     with pytest.warns(WefeSameWarning):
         result = rank([str(folder / "a.txt"), str(folder / ("b" * 150 + ".txt"))],
-                      queries=str(folder / "overlap.toml"), metrics=["WEAT"], permutations=0, cache=False)
+                      queries=str(folder / "overlap.toml"), metrics=["WEAT"], permutations=0,
+                      execution=Execution(cache=False))
     shared = [w for w in result.warnings if "share 1 word: doctor" in w]
     assert len(shared) == 1
     assert result.warnings == result.manifest["warnings"]

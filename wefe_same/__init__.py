@@ -15,6 +15,10 @@ _EXPORTS = {
     "METRICS": ".metrics", "MetricResult": ".metrics", "MetricSpec": ".metrics", "make_metric": ".metrics",
     "AtLeast": ".query", "Query": ".query", "QuerySet": ".query", "Template": ".query",
     "WordSet": ".query", "load_queries": ".query", "register_model_kind": ".models.kinds",
+    # the option groups of rank, load_model and export_vectors
+    "Bootstrap": ".options.groups", "Encoding": ".options.groups", "Execution": ".options.groups",
+    "External": ".options.groups", "Likelihood": ".options.groups", "Loading": ".options.groups",
+    "Quality": ".options.groups", "LipstickSettings": ".analysis.lipstick",
 }
 __all__ = sorted(_EXPORTS)
 __version__ = "0.1.0"

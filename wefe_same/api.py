@@ -15,8 +15,24 @@ from typing import Any, Literal
 
 import pandas as pd
 
+from wefe_same.analysis.lipstick import LipstickSettings
+from wefe_same.analysis.significance import DEFAULT_RESAMPLES, PAdjust, PValueMethod
 from wefe_same.metrics.spec import MetricSpec
 from wefe_same.models.sources import ModelSource
+from wefe_same.options.choices import CorrelationMethod, NanPolicy, Ties
+from wefe_same.options.groups import (
+    GROUPS,
+    LOAD_GROUPS,
+    Bootstrap,
+    Encoding,
+    Execution,
+    External,
+    Likelihood,
+    Loading,
+    Quality,
+    coerce,
+)
+from wefe_same.options.legacy import regroup
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.query.files import QueriesLike
 from wefe_same.result import RankResult
@@ -32,41 +48,25 @@ def rank(
     seed: int = 0,
     metric_options: Mapping[str, Mapping[str, Any]] | None = None,
     missing_threshold: float = 0.2,
-    ties: str = "min",
-    nan_policy: str = "skip",
-    correlation: str = "spearman",
-    correlation_pvalues: str = "exact",
-    correlation_resamples: int = 100_000,
-    p_adjust: str = "holm",
+    ties: Ties = "min",
+    nan_policy: NanPolicy = "skip",
+    correlation: CorrelationMethod = "spearman",
+    correlation_pvalues: PValueMethod = "exact",
+    correlation_resamples: int = DEFAULT_RESAMPLES,
+    p_adjust: PAdjust = "holm",
     permutations: int = 10_000,
-    bootstrap: int = 0,
-    bootstrap_words: int = 0,
-    halves: int = 0,
     shared_words: bool = False,
     max_subqueries: int = DEFAULT_MAX_SUBQUERIES,
-    quality: Sequence[str] | str | None = None,
-    analogy_vocab: int = 300_000,
-    external: str | Path | pd.DataFrame | None = None,
-    higher_is_better: Sequence[str] | str = (),
-    templates: Sequence[str] | str = (),
-    contexts: str | Path | None = None,
-    contexts_per_word: int = 20,
-    template_items: str = "sentences",
-    vary: Sequence[str] | str | Mapping[str, Sequence[str]] | None = None,
-    unicode_errors: str = "strict",
-    subwords: bool = True,
-    trust_pickle: bool = False,
-    allow_download: bool = False,
-    workers: int | Literal["auto"] = 1,
-    scheduler: str | None = None,
-    cache: bool | str | Path | None = None,
-    progress: bool | None = None,
-    skip_unloadable: bool = False,
     models_file: str | Path | None = None,
-    device: str = "auto",
-    lipstick: bool | Mapping[str, Any] = True,
-    likelihood: Sequence[str] | str | None = None,
-    likelihood_scoring: str | Sequence[str] = "authors",
+    bootstrap: Bootstrap | int | None = None,
+    quality: Quality | Sequence[str] | str | None = None,
+    external: External | str | Path | pd.DataFrame | None = None,
+    likelihood: Likelihood | Sequence[str] | str | None = None,
+    lipstick: bool | Mapping[str, Any] | LipstickSettings | None = True,
+    encoding: Encoding | Mapping[str, Any] | None = None,
+    loading: Loading | Mapping[str, Any] | None = None,
+    execution: Execution | Mapping[str, Any] | None = None,
+    **flat: Any,
 ) -> RankResult:
     """Rank embedding models by fairness under many metrics (Badilla et al. 2020, §3.2).
 
@@ -127,74 +127,41 @@ def rank(
     permutations : int >= 0, default 10 000
         Sampled splits of the WEAT permutation test when there are more than 100 000
         (otherwise exact); 0 skips the test.
-    bootstrap : int >= 0
-        Draws over subqueries: intervals of aggregates, correlations and ranks.
-    bootstrap_words : int >= 0
-        Draws that resample the words inside every set (sizes kept, aligned tuples as
-        tuples): intervals of the aggregates and of each model's rank.
-    halves : int >= 0
-        Random halves of the neutral words (Schröder et al. 2021, §5.3.1): the ``robustness`` table.
     shared_words : bool
         Score every model on the words all models have (per set; aligned tuples whole).
     max_subqueries : int >= 1, default 10 000
         A run whose queries expand into more subqueries (all metrics together) is refused
         before any work, with the count; the bundled library with every metric gives 937.
-    quality : list of str, optional
-        Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths) ranked beside.
-    analogy_vocab : int >= 1
-    external : path or DataFrame, optional
-        A ``model`` column plus numeric columns (downstream bias, CrowS-Pairs…) joined to
-        the rankings and correlations; lower = less biased unless named in
-        ``higher_is_better``.
-    templates : list of str, or str
-        Encoder models encode each word in these sentences (``{word}`` slot); or one
-        name: ``"seat"`` (the bleached templates of May et al. 2019, bundled;
-        ``"seat-names"``, ``"seat-terms"``) or a file with one template a line.
-    template_items : {"sentences", "words"}, default "sentences"
-        With ``templates``: every filled template is an item of its word's set, encoded
-        alone, as SEAT (May et al. 2019) and bias-bench do (a set of n words in T templates
-        has n·T items, and the per-word table one row per sentence); ``"words"``: each word
-        one item, the mean of its template vectors.
-    contexts : path, optional
-        Encoder models encode each word in up to ``contexts_per_word`` sentences of this
-        file that contain it (text, one sentence a line, or ``.jsonl``), drawn with
-        ``seed``; ``hf:`` models then pool the word's own tokens (``word-mean``) unless
-        the spec says otherwise. A word in no sentence is missing.
-    contexts_per_word : int >= 1, default 20
-    vary : list of str or dict, optional
-        ``["pooling=mean,cls,word-mean", "layer=-1,-4:-1"]`` (or ``{"pooling": [...]}``):
-        every ``hf:`` model becomes one variant per combination, named
-        ``BASE[pooling=P,layer=L]``; all are ranked, and ``measurement_sensitivity``
-        compares the rankings of the models under each pair of settings.
-    unicode_errors : {"strict", "replace", "ignore"}
-    subwords : bool
-        fastText ``.bin``: vectors of unknown words from their subwords.
-    trust_pickle, allow_download : bool
-    workers : int >= 1 or "auto"
-        Local worker processes, one model per task (1: in this process). ``"auto"`` picks
-        them from the usable cores, the available memory, the number of models and, with
-        encoders on CUDA, the device's free memory; the manifest's ``workers`` entry says
-        how many and why.
-    scheduler : str, optional
-        A dask.distributed scheduler address; models are the tasks.
-    cache : bool, path or None
-        Per-model cache of vectors and scores: None/True the default directory
-        (``$WEFE_SAME_CACHE`` or the user cache dir), a path, or False for none.
-    progress : bool, optional
-        Progress bars; default only on a terminal.
-    skip_unloadable : bool
-        A model that cannot be used (checked before any work: every such model is named
-        at once) is left out with a warning instead of stopping the run; the manifest
-        (``skipped_models``) and the report list the skipped models with their reasons.
     models_file : path, optional
         A TOML or CSV file of model specs (added after ``models``) with optional metadata:
         numeric columns join the run like ``external`` columns (``external:NAME``), the
         others are recorded in the manifest; globs (``hf:zoo/*``) expand in sorted order.
         See `wefe_same.run.zoo`.
-    device : {"auto", "cpu", "cuda"}
-        Where torch encoders run: ``auto`` on CUDA when torch sees a device (batches sized
-        for its free memory), else the CPU; ``cuda`` without one is refused before any work.
-        Not part of the vectors' cache key (see docs/guide/scale.md).
+    bootstrap : Bootstrap or int, optional
+        Resampling (`wefe_same.options.groups.Bootstrap`): ``subqueries`` draws (an int is
+        that), ``words`` draws inside the sets, ``halves`` of the neutral words (Schröder et
+        al. 2021, §5.3.1): intervals of aggregates, correlations and ranks; the ``robustness`` table.
+    quality : Quality or list of str, optional
+        Quality benchmarks (``ws353``, ``simlex999``, ``google`` or paths) ranked beside;
+        ``Quality(benchmarks, analogy_vocab=300_000)``.
+    external : External, path or DataFrame, optional
+        A ``model`` column plus numeric columns (downstream bias, CrowS-Pairs…) joined to
+        the rankings and correlations; lower = less biased unless named in
+        ``External(table, higher_is_better=[...])``.
+    likelihood : Likelihood or list of str, optional
+        Likelihood-based bias benchmarks of language models (``hf:`` folders with a masked
+        or causal head), each ``NAME=FILE``: ``crows-pairs=crows_pairs_anonymized.csv``
+        (Nangia et al. 2020), ``stereoset=dev.json`` (Nadeem et al. 2021, intrasentence);
+        with ``Loading(allow_download=True)`` a bare ``crows-pairs`` or ``stereoset`` is fetched
+        once from its authors' repository (pinned commit, checksum). Their figures join the
+        rankings and correlations (``likelihood:*`` columns, CrowS-Pairs per bias type too);
+        other models get NaN with the reason. ``Likelihood(benchmarks, scoring=...)`` says how
+        a masked model scores a sentence: ``"authors"`` (the CrowS-Pairs authors' ``metric.py``;
+        StereoSet: its authors' code), ``"bias-bench"`` (Meade et al. 2022), ``"pll"`` (Salazar
+        et al. 2020) or ``"aul"`` (Kaneko & Bollegala 2022); causal models always by sentence
+        log-likelihood. Several score every masked model under each: the first gives the
+        ``likelihood:*`` columns, each pair adds rows to ``measurement_sensitivity``. See
+        docs/guide/likelihood.md.
     lipstick : bool or mapping, default True
         Gonen & Goldberg's 2019 tests of every gender-debiased variant beside its base
         (``debias_lipstick``): True with the authors' numbers of words, False off, or a
@@ -202,34 +169,38 @@ def rank(
         "neighbour_words": 500, "vocab": 50000, "gamma": "auto", "n_init": 10, "seeds": 5}``,
         see `wefe_same.analysis.lipstick.LipstickSettings`); k-means and the classifier
         take ``seed``.
-    likelihood : list of str, optional
-        Likelihood-based bias benchmarks of language models (``hf:`` folders with a masked
-        or causal head), each ``NAME=FILE``: ``crows-pairs=crows_pairs_anonymized.csv``
-        (Nangia et al. 2020), ``stereoset=dev.json`` (Nadeem et al. 2021, intrasentence);
-        with ``allow_download`` a bare ``crows-pairs`` or ``stereoset`` is fetched once from
-        its authors' repository (pinned commit, checksum). Their figures join the rankings and
-        correlations (``likelihood:*`` columns, CrowS-Pairs per bias type too); other
-        models get NaN with the reason.
-        See docs/guide/likelihood.md.
-    likelihood_scoring : {"authors", "bias-bench", "pll", "aul"}, default "authors"
-        How a masked model scores a sentence: as the CrowS-Pairs authors' ``metric.py``
-        (StereoSet: its authors' code), as bias-bench (Meade et al. 2022), all-token
-        pseudo-log-likelihood (Salazar et al. 2020) or AUL (Kaneko & Bollegala 2022).
-        Causal models are always scored by sentence log-likelihood. Several (a list) score
-        every masked model under each: the first gives the ``likelihood:*`` columns, and
-        each pair adds rows to ``measurement_sensitivity`` (settings ``scoring=authors``,
-        ``scoring=pll``, …: Spearman's rho between the models' rankings by each overall
-        likelihood column).
+    encoding : Encoding or mapping, optional
+        How encoders (``sbert:``, ``hf:``) turn a word into items: ``templates`` (``"seat"``,
+        a file, or sentences with a ``{word}`` slot) and ``template_items``, ``contexts`` (a
+        sentence file) and ``contexts_per_word``, ``vary`` (``["pooling=mean,cls",
+        "layer=-1,-4:-1"]``: every ``hf:`` model one variant per combination, compared in
+        ``measurement_sensitivity``). See `wefe_same.options.groups.Encoding`.
+    loading : Loading or mapping, optional
+        How model files are read: ``unicode_errors``, ``subwords``, ``trust_pickle``,
+        ``allow_download``, and ``skip_unloadable`` (a model that cannot be used is left out
+        with a warning; the manifest and the report list it with its reason).
+    execution : Execution or mapping, optional
+        Where the work runs, never changing a number: ``workers`` (an int or ``"auto"``),
+        ``scheduler`` (a dask.distributed address), ``cache`` (None/True the default folder,
+        a path, False none), ``progress``, ``device`` (``"auto"``, ``"cpu"``, ``"cuda"``).
+        With ``workers`` > 1 or a ``scheduler``, a metric of your own must be importable
+        by module and name there (not a lambda or one defined in ``__main__``).
+    **flat
+        The options of earlier versions by their flat names (``halves=20``, ``workers=2``,
+        ``cache=False``…): moved into their groups, with one ``FutureWarning`` naming the
+        group spelling; accepted in this version only.
 
     Returns
     -------
     RankResult
     """
-    # The parameters are RankConfig's fields, in order (tests/run/test_plan.py keeps them equal).
+    # The parameters are RankConfig's fields, in order (tests/options/test_declarations.py keeps them equal).
     options = dict(locals())
-    del options["positional"]
+    del options["positional"], options["flat"]
     if positional:
         options.update(_positional_options(positional, seed=seed, metric_options=metric_options))
+    if flat:  # the flat keywords of earlier versions, moved into their groups with one FutureWarning
+        options.update(regroup("rank", flat, {g: options[g] for g in GROUPS}))
     return pipeline.run(RankConfig(**options))
 
 
@@ -254,15 +225,17 @@ def _positional_options(values: tuple[Any, ...], **given: Any) -> dict[str, Any]
     return named
 
 
-def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwords: bool = True,
-               templates: Sequence[str] | str = (), trust_pickle: bool = False,
-               allow_download: bool = False, contexts: str | Path | None = None,
-               contexts_per_word: int = 20, seed: int = 0, device: str = "auto") -> ModelSource:
+def load_model(spec: str | ModelSource, *, seed: int = 0, encoding: Encoding | Mapping[str, Any] | None = None,
+               loading: Loading | Mapping[str, Any] | None = None,
+               execution: Execution | Mapping[str, Any] | None = None, **flat: Any) -> ModelSource:
     """The model ``spec`` as a ranking run sees it, to inspect or save its vectors.
 
     ``spec`` is anything `rank` takes as a model: a catalog name, a path,
     ``FORMAT:PATH``, an encoder, and any variant (``glove-6b-50d+hard-debias``,
     ``glove-6b-50d+ran-debias[epochs=100]``). Nothing is read until the first lookup.
+    ``encoding``, ``loading`` and ``execution`` are `rank`'s groups of the same names (only
+    the settings that say how one model is read apply: ``Execution.device`` and ``cache``);
+    ``seed`` draws the context sentences.
 
     Returns
     -------
@@ -276,27 +249,18 @@ def load_model(spec: str | ModelSource, *, unicode_errors: str = "strict", subwo
     (['nurse'], (50,))
     """
     from wefe_same.models.catalog import resolve_model
-    from wefe_same.models.encoders.contexts import template_options
-    from wefe_same.models.encoders.settings import ENCODER_OPTIONS, check_device
-    from wefe_same.models.specs import LoadOptions
+    from wefe_same.options.groups import load_options
     from wefe_same.run.arguments import check_spec
-    from wefe_same.run.choices import UNICODE_ERRORS
-    from wefe_same.validation import check_bool, check_choice, check_int
+    from wefe_same.validation import check_int
 
     func = "load_model"
     spec = check_spec(spec, "spec", func)  # a Path as its string; 5 or b"…" a TypeError naming 'spec'
-    contexts_per_word = ENCODER_OPTIONS["contexts_per_word"].check_parameter(  # as rank() checks it
-        contexts_per_word, "contexts_per_word", func)
     seed = check_int(seed, "seed", func, minimum=0)
-    checked_device = check_device(device, func)
-    options = LoadOptions(
-        trust_pickle=check_bool(trust_pickle, "trust_pickle", func),
-        unicode_errors=check_choice(unicode_errors, "unicode_errors", func, UNICODE_ERRORS),
-        subwords=check_bool(subwords, "subwords", func),
-        allow_download=check_bool(allow_download, "allow_download", func),
-        contexts=None if contexts is None else str(contexts), contexts_per_word=contexts_per_word, seed=seed,
-        device=checked_device, **template_options(templates))  # type: ignore[arg-type]
-    return resolve_model(spec, options)
+    given = {"encoding": encoding, "loading": loading, "execution": execution}
+    if flat:  # the flat keywords of earlier versions (trust_pickle=True), with one FutureWarning
+        given = regroup(func, flat, given, allowed=LOAD_GROUPS)
+    groups: dict[str, Any] = {name: coerce(GROUPS[name], value, name, func) for name, value in given.items()}
+    return resolve_model(spec, load_options(groups["loading"], groups["encoding"], groups["execution"], seed=seed))
 
 
 def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, out: str | Path, *,
@@ -305,7 +269,8 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
 
     The file is written beside ``out`` and renamed into place; an existing regular file
     ``out`` is replaced only with ``force=True``, and anything else there (a symbolic link,
-    a directory, a FIFO, a device) never. ``load`` takes `load_model`'s options.
+    a directory, a FIFO, a device) never. ``load`` takes `load_model`'s options (``seed``,
+    ``encoding``, ``loading``, ``execution``).
 
     Returns
     -------

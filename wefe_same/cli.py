@@ -15,8 +15,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from wefe_same.errors import WefeSameError, os_error_message
-from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
-from wefe_same.run.choices import (
+from wefe_same.options.choices import (
     CORRELATIONS,
     DEFAULT_QUERIES,
     LIKELIHOOD_SCORINGS,
@@ -27,6 +26,7 @@ from wefe_same.run.choices import (
     TIES,
     UNICODE_ERRORS,
 )
+from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.run.seat import add_seat_parser
 
 EXIT_FAILURE = 1  # the run failed for a reason outside the arguments (a full disk, out of memory)
@@ -41,31 +41,23 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_BAD_INPUT, f"{self.prog}: error: {message}\n")
 
 
-def _load_arguments(args: argparse.Namespace) -> dict:
-    """Model-loading options shared by the commands that read models, as ``load_model`` takes them;
-    checked as ``rank`` checks them, before any model is read (``--device cuda`` without a CUDA
-    device, ``--contexts`` with templates)."""
-    from wefe_same.models.encoders.settings import check_device
+def _load_groups(args: argparse.Namespace) -> dict:
+    """The groups that say how a model is read (``encoding``, ``loading``, ``execution``) from the
+    flags, as ``load_model`` takes them; checked as ``rank`` checks them, before any model is read
+    (``--device cuda`` without a CUDA device, ``--contexts`` with templates)."""
+    from wefe_same.options.groups import GROUPS, LOAD_GROUPS, from_flat
     from wefe_same.validation import InvalidParameterError
 
-    check_device(args.device, f"wefe-same {args.command}")
     if args.contexts is not None and (args.templates or args.template_set is not None):
         raise InvalidParameterError("--contexts and --template/--templates exclude each other: a word is encoded "
                                     "in its context sentences or in templates")
-    options = {"trust_pickle": args.trust_pickle, "unicode_errors": args.unicode_errors,
-               "subwords": args.subwords, "allow_download": args.allow_download, "templates": _templates(args),
-               "device": args.device}
-    if args.contexts is not None:
-        options.update(contexts=args.contexts, contexts_per_word=args.contexts_per_word)
-    return options
+    given = {**vars(args), "templates": _templates(args), "cache": _cache(args)}
+    return {name: from_flat(GROUPS[name], given, f"wefe-same {args.command}") for name in LOAD_GROUPS}
 
 
-def _load_options(args: argparse.Namespace) -> dict:
-    """:class:`~wefe_same.models.specs.LoadOptions` fields of the same options (templates resolved)."""
-    from wefe_same.models.encoders.contexts import template_options
-
-    options = _load_arguments(args)
-    return {**options, **template_options(options.pop("templates"))}
+def _cache(args: argparse.Namespace) -> bool | str | None:
+    """``--no-cache`` (False), ``--cache DIR`` or neither (the default folder)."""
+    return False if getattr(args, "no_cache", False) else getattr(args, "cache", None)
 
 
 def _templates(args: argparse.Namespace) -> list[str] | str:
@@ -132,9 +124,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     if args.formats is not None:
         check_formats(args.formats)
     out = check_output(Path(args.out))  # an unwritable or unsafe location fails before any model is read
+    vars(args).update(templates=_templates(args), cache=_cache(args), progress=None)  # flags that make one option
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
-                                       cache=False if args.no_cache else args.cache, progress=None,
-                                       templates=_templates(args), lipstick=_lipstick(args))
+                                       lipstick=_lipstick(args))
     result = pipeline.run(config, started=started)
     out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):
@@ -179,7 +171,7 @@ def _figure_workers() -> int:
 
 def _cmd_quality(args: argparse.Namespace) -> int:
     from wefe_same.models.catalog import resolve_models
-    from wefe_same.models.specs import LoadOptions
+    from wefe_same.options.groups import load_options
     from wefe_same.output.folder import check_output, write_folder
     from wefe_same.quality import evaluate_quality, load_benchmark
     from wefe_same.validation import check_int
@@ -188,7 +180,7 @@ def _cmd_quality(args: argparse.Namespace) -> int:
     check_int(args.analogy_vocab, "--analogy-vocab", "wefe-same quality", minimum=1)
     for b in args.benchmarks:
         load_benchmark(b)
-    sources = resolve_models(args.models, LoadOptions(**_load_options(args)))
+    sources = resolve_models(args.models, load_options(**_load_groups(args), seed=0))
     table = evaluate_quality(sources, args.benchmarks, analogy_vocab=args.analogy_vocab)
     manifest = {"command": "quality", "benchmarks": list(args.benchmarks), "analogy_vocab": args.analogy_vocab,
                 "models": [s.name for s in sources]}
@@ -225,8 +217,8 @@ def _cmd_robustness(args: argparse.Namespace) -> int:
     from wefe_same.run.config import RankConfig
 
     out = check_output(Path(args.out))
-    result = pipeline.run(RankConfig.from_namespace(args, permutations=0, templates=_templates(args),
-                                                    cache=False if args.no_cache else args.cache))
+    vars(args).update(templates=_templates(args), cache=_cache(args))  # flags that make one option
+    result = pipeline.run(RankConfig.from_namespace(args, permutations=0))
     table = result.extra["robustness"]
     result.save(out, **_save_options(args))
     with pd.option_context("display.width", 160, "display.max_columns", 20):
@@ -257,7 +249,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     from wefe_same.errors import WefeSameWarning, short_list
 
     written, missing = export_vectors(args.spec, Path(args.words), Path(args.out), force=args.force,
-                                      **_load_arguments(args))
+                                      **_load_groups(args))
     if missing:
         warnings.warn(f"model {args.spec!r} lacks {len(missing)} of the words (left out): "
                       f"{short_list(missing)}", WefeSameWarning, stacklevel=1)

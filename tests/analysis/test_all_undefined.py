@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, snapshot, write_glove
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.cli import main
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models import ArraySource
@@ -39,7 +39,7 @@ def random_model(name: str, seed: int) -> ArraySource:
 def test_rank_completes_when_no_metric_ranks_any_model(query, metrics, make, reason):
     with pytest.warns(WefeSameWarning, match="nothing to compare"):
         result = rank([make("a", 0), make("b", 1)], [query], metrics=metrics, permutations=0,
-                      cache=False, progress=False)
+                      execution=Execution(cache=False, progress=False))
     assert result.rankings[metrics].isna().all(axis=None)
     assert result.details["value"].isna().all()
     assert result.details["reason"].str.contains(reason).all(), result.details["reason"].tolist()

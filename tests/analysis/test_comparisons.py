@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from wefe_same import rank
+from wefe_same import Execution, External, rank
 from wefe_same.analysis.correlation import correlations, spearman_draws
 from wefe_same.analysis.external import (
     EXTERNAL_PREFIX,
@@ -273,8 +273,8 @@ def test_rank_joins_an_external_file_ranks_it_and_correlates_it_like_scipy(tmp_p
     pd.DataFrame({"model": names, "tpr_gap": [0.3, 0.1, 0.4, 0.2], "accuracy": [0.9, 0.7, 0.8, 0.6]}).to_csv(
         path, index=False)
     before = path.read_bytes()
-    result = rank(toy_sources, [toy_query], metrics=["WEAT", "SAME"], permutations=0, cache=False,
-                  external=str(path), higher_is_better=["accuracy"])
+    result = rank(toy_sources, [toy_query], metrics=["WEAT", "SAME"], permutations=0,
+                  execution=Execution(cache=False), external=External(table=str(path), higher_is_better=["accuracy"]))
     assert path.read_bytes() == before
     assert result.rankings["external:tpr_gap"].tolist() == [3, 1, 4, 2]
     assert result.rankings["external:accuracy"].tolist() == [1, 3, 2, 4]

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, random_source
 
+from wefe_same import Bootstrap, Execution
 from wefe_same.analysis.debias_effect import debias_pairs
 from wefe_same.api import rank
 from wefe_same.models import ArraySource
@@ -29,7 +30,7 @@ def _run(tmp_path, toy_query, **options):
 
 
 def test_differences_equal_the_runs_own_tables(tmp_path, toy_query):
-    result, folder = _run(tmp_path, toy_query, bootstrap_words=10, seed=5)
+    result, folder = _run(tmp_path, toy_query, bootstrap=Bootstrap(words=10), seed=5)
     effect = pd.read_csv(folder / "debias_effect.csv")
     aggregates = pd.read_csv(folder / "aggregates.csv", index_col=0)
     rankings = pd.read_csv(folder / "rankings.csv", index_col=0)
@@ -121,7 +122,7 @@ def test_unrelated_files_named_like_a_variant_are_not_paired_in_a_run(tmp_path, 
     _glove(tmp_path / "c.txt", 1)
     _glove(tmp_path / "c+hard-debias.txt", 2)
     result = rank(["c.txt", "c+hard-debias.txt"], queries=[toy_query], metrics=["WEAT"], permutations=0,
-                  cache=False)
+                  execution=Execution(cache=False))
     assert list(result.rankings.index) == ["c", "c+hard-debias"] and result.debias_effect is None
 
 
@@ -129,8 +130,8 @@ def test_ties_average_with_tied_models_and_a_debiased_variant(tmp_path, toy_quer
     base = random_source("toy", seed=1)
     twin = random_source("twin", seed=1)  # the same vectors: tied with the base under every metric
     hsr = HSRDebiasedSource(base, definitional=["he", "she", "man", "woman"], alpha=1.0)
-    result = rank([base, twin, hsr], queries=[toy_query], metrics=["WEAT", "SAME"], permutations=0,
-                  ties="average", cache=False)
+    result = rank([base, twin, hsr], queries=[toy_query], metrics=["WEAT", "SAME"], permutations=0, ties="average",
+                  execution=Execution(cache=False))
     effect = result.debias_effect
     assert list(effect["variant"].unique()) == ["toy+hsr-debias"]
     for row in effect.itertuples():

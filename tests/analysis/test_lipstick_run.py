@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, snapshot, users_folder, write_glove
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.analysis.lipstick import LIPSTICK_COLUMNS, LipstickSettings
 from wefe_same.cli import main
 from wefe_same.run.config import RankConfig
@@ -31,8 +31,8 @@ def model_file(tmp_path_factory):
 def test_a_run_with_a_hard_debiased_variant_has_the_lipstick_table(model_file, toy_query, tmp_path):
     models = [f"glove:{model_file}", f"glove:{model_file}+hard-debias"]
     with pytest.warns(UserWarning):  # the hard-debias lists' words the small model lacks
-        result = rank(models, [toy_query], metrics=["WEAT"], permutations=0, cache=False, progress=False,
-                      lipstick=SETTINGS)
+        result = rank(models, [toy_query], metrics=["WEAT"], permutations=0, lipstick=SETTINGS,
+                      execution=Execution(cache=False, progress=False))
     table = result.debias_lipstick
     assert list(table.columns) == LIPSTICK_COLUMNS
     assert list(table["test"]) == ["clustering", "classification", "neighbours", "agreement"]

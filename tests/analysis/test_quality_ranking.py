@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from conftest import write_glove
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.cli import main
 
 WORDS = ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher", "king", "queen",
@@ -45,7 +45,7 @@ def setup(tmp_path):
 
 def test_rank_adds_quality_columns_and_the_combined_rank(setup):
     models, sim, ana, query = setup
-    result = rank(models, query, metrics=["SAME", "WEAT"], quality=[sim, ana], progress=False)
+    result = rank(models, query, metrics=["SAME", "WEAT"], quality=[sim, ana], execution=Execution(progress=False))
     q = result.quality.set_index(["model", "benchmark"])
     assert q.loc[("tidy_a", "myanalogy"), "score"] == 1.0  # the offset model solves every analogy
     assert q.loc[("messy_b", "mysim"), "coverage"] == pytest.approx(4 / 5)  # "unknown" is missing

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import METRICS, Query, WordSet, rank
+from wefe_same import METRICS, Execution, Query, WordSet, rank
 from wefe_same.analysis.correlation import correlations
 from wefe_same.analysis.ranking import aggregate, rank_column
 from wefe_same.metrics.registry import get_metric
@@ -14,7 +14,7 @@ from wefe_same.models import ArraySource
 
 
 def test_rank_api_tables_have_stable_keys(toy_sources, toy_query):
-    result = rank(toy_sources, [toy_query], progress=False)
+    result = rank(toy_sources, [toy_query], execution=Execution(progress=False))
     names = [s.name for s in toy_sources]
     assert list(result.rankings.index) == names and list(result.aggregates.index) == names
     assert list(result.rankings.columns) == list(result.scores) == list(METRICS)
@@ -34,7 +34,7 @@ def test_rank_api_tables_have_stable_keys(toy_sources, toy_query):
 
 
 def test_aggregates_follow_each_order_relation(toy_sources, toy_query):
-    result = rank(toy_sources, [toy_query], progress=False)
+    result = rank(toy_sources, [toy_query], execution=Execution(progress=False))
     s = result.scores
     pd.testing.assert_series_equal(result.aggregates["WEAT"], s["WEAT"].abs().mean(axis=1),
                                    check_names=False)
@@ -49,14 +49,15 @@ def test_missing_words_make_a_subquery_nan_with_reason_not_a_crash(toy_query):
     words = ["he", "man", "she", "woman", "doctor", "nurse", "teacher"]  # no "engineer"
     src = ArraySource("gappy", words, np.random.default_rng(0).normal(size=(len(words), 5)))
     full = ArraySource("full", words + ["engineer"], np.random.default_rng(1).normal(size=(8, 5)))
-    result = rank([src, full], [toy_query], metrics=["WEAT", "RND"], progress=False)
+    result = rank([src, full], [toy_query], metrics=["WEAT", "RND"], execution=Execution(progress=False))
     row = result.details.query("model == 'gappy' and metric == 'RND' and subquery.str.endswith('|career')")
     assert math.isnan(row["value"].item())
     assert row["reason"].item() == "set 'career' lost 1 of 2 words (50% > 20%)"
     assert row["missing_words"].item() == "engineer"
     assert not math.isnan(result.scores["RND"].loc["gappy", "queries:male+female|care"])
     # A looser threshold keeps the subquery and scores it on the words that are left.
-    loose = rank([src, full], [toy_query], metrics=["RND"], missing_threshold=0.5, progress=False)
+    loose = rank([src, full], [toy_query], metrics=["RND"], missing_threshold=0.5,
+                 execution=Execution(progress=False))
     assert loose.scores["RND"].notna().all().all()
     assert result.lookups.query("model == 'gappy' and word == 'engineer'")["status"].item() == "missing"
 
@@ -67,11 +68,12 @@ def test_direct_bias_drops_whole_tuples():
     q = Query([WordSet("male", ["he", "man", "king"], aligned=True),
                WordSet("female", ["she", "woman", "queen"], aligned=True)],
               [WordSet("jobs", ["doctor"])])
-    result = rank([src], [q], metrics=["DirectBias"], missing_threshold=0.4, progress=False, cache=False)
+    result = rank([src], [q], metrics=["DirectBias"], missing_threshold=0.4,
+                  execution=Execution(progress=False, cache=False))
     row = result.details.iloc[0]
     assert row["words_found"] == 5  # 2 tuples × 2 + "doctor"
     assert row["missing_words"] == "queen" and '"n_tuples": 2' in row["metric_details"]
-    strict = rank([src], [q], metrics=["DirectBias"], progress=False, cache=False).details.iloc[0]
+    strict = rank([src], [q], metrics=["DirectBias"], execution=Execution(progress=False, cache=False)).details.iloc[0]
     assert strict["reason"] == "the target sets lost 1 of 3 tuples (33% > 20%)"
 
 
@@ -81,7 +83,8 @@ def test_pair_metrics_need_target_sets_declared_aligned():
     src = ArraySource("m", words, np.random.default_rng(3).normal(size=(6, 5)))
     loose = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
                   [WordSet("jobs", ["doctor", "nurse"])])
-    result = rank([src], [loose], metrics=["DirectBias", "RIPA", "SAME"], progress=False, cache=False)
+    result = rank([src], [loose], metrics=["DirectBias", "RIPA", "SAME"],
+                  execution=Execution(progress=False, cache=False))
     details = result.details.set_index("metric")
     for metric in ("DirectBias", "RIPA"):
         assert np.isnan(details.at[metric, "value"])
@@ -123,12 +126,12 @@ def test_correlations_kendall_and_undefined_pairs():
 
 def test_same_seed_same_result_bytes(toy_sources, toy_query, tmp_path):
     # Only the PDF figure is compared below: the other formats would be drawn for nothing.
-    first = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "a", formats=["pdf"])
-    second = rank(toy_sources[::-1], [toy_query], seed=5, progress=False)
+    first = rank(toy_sources, [toy_query], seed=5, execution=Execution(progress=False)).save(tmp_path / "a", formats=["pdf"])
+    second = rank(toy_sources[::-1], [toy_query], seed=5, execution=Execution(progress=False))
     # Every model gets the same random draws whatever the model order.
     pd.testing.assert_frame_equal(second.scores["RNSB"].loc[[s.name for s in toy_sources]],
                                   pd.read_csv(first / "scores" / "RNSB.csv", index_col="model"),
                                   check_names=False, check_exact=True)
-    third = rank(toy_sources, [toy_query], seed=5, progress=False).save(tmp_path / "c", formats=["pdf"])
+    third = rank(toy_sources, [toy_query], seed=5, execution=Execution(progress=False)).save(tmp_path / "c", formats=["pdf"])
     for name in ("scores/RNSB.csv", "details.csv.gz", "rankings.csv", "figures/correlations.pdf"):
         assert (first / name).read_bytes() == (third / name).read_bytes(), name

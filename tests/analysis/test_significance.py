@@ -18,13 +18,13 @@ import pytest
 from conftest import random_source
 from scipy import stats
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.analysis.correlation import correlation_tests, correlations
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.significance import EXACT_MAX_MODELS, NullCache, adjust_pvalues, correlation_pvalue
 from wefe_same.cli import main
 from wefe_same.metrics.registry import METRICS
-from wefe_same.run.choices import P_ADJUSTMENTS, PVALUE_METHODS
+from wefe_same.options.choices import P_ADJUSTMENTS, PVALUE_METHODS
 
 TESTS = {"spearman": stats.spearmanr, "kendall": stats.kendalltau}
 
@@ -169,7 +169,8 @@ def _tied_models(n: int) -> list:
 def test_every_pvalue_of_a_run_is_the_exact_permutation_pvalue(tmp_path, toy_query, n_models):
     """The issue's acceptance test: correlation_pvalues.csv of a 4- and a 5-model run (ties
     included) against the enumeration, pair by pair, off the diagonal and on it."""
-    result = rank(_tied_models(n_models), [toy_query], permutations=0, cache=False, progress=False)
+    result = rank(_tied_models(n_models), [toy_query], permutations=0,
+                  execution=Execution(cache=False, progress=False))
     folder = result.save(tmp_path / "out")
     table = pd.read_csv(folder / "correlation_pvalues.csv", index_col=0)
     rankings = pd.read_csv(folder / "rankings.csv", index_col=0)
@@ -204,9 +205,10 @@ def test_every_pvalue_of_a_run_is_the_exact_permutation_pvalue(tmp_path, toy_que
 
 def test_asymptotic_only_where_asked(toy_query):
     models = _tied_models(5)
-    exact = rank(models, [toy_query], ["WEAT", "SAME"], permutations=0, cache=False, progress=False)
-    asym = rank(models, [toy_query], ["WEAT", "SAME"], permutations=0, cache=False, progress=False,
-                correlation_pvalues="asymptotic", p_adjust="bh")
+    exact = rank(models, [toy_query], ["WEAT", "SAME"], permutations=0,
+                 execution=Execution(cache=False, progress=False))
+    asym = rank(models, [toy_query], ["WEAT", "SAME"], permutations=0, correlation_pvalues="asymptotic",
+                p_adjust="bh", execution=Execution(cache=False, progress=False))
     assert set(asym.correlation_tests.p_method) == {"asymptotic"}
     assert set(asym.correlation_tests.adjustment) == {"bh"}
     x, y = (asym.rankings[c].astype(float) for c in ("WEAT", "SAME"))

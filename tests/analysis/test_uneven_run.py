@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, random_source, write_glove
 
-from wefe_same import rank
+from wefe_same import Bootstrap, Execution, rank
 from wefe_same.cli import build_parser
 from wefe_same.output.report_html import UNEVEN_MARK, rebuild_report
 from wefe_same.run.config import RankConfig
@@ -76,7 +76,8 @@ def _marked(page: str) -> set[tuple[str, str]]:
 
 def test_common_ranks_each_metric_on_the_subqueries_both_models_define(inputs):
     models = ["glove-6b-50d", f"small=glove:{inputs / 'small.txt'}"]
-    kw = dict(queries=[str(inputs / "mixed.toml")], metrics=METRICS, permutations=0, cache=False, progress=False)
+    kw = dict(queries=[str(inputs / "mixed.toml")], metrics=METRICS, permutations=0,
+              execution=Execution(cache=False, progress=False))
     with pytest.warns(UserWarning, match="WEAT-ES 3 vs 6 of 6, 3 common; RND 3 vs 4 of 4, 3 common: every model "
                                          "is ranked on the subqueries they all define"):
         result = rank(models, nan_policy="common", **kw)
@@ -104,8 +105,8 @@ def test_the_command_line_takes_common_and_the_word_draws_are_said_to_be_per_mod
     models = [random_source("m0", 0), random_source("m1", 1), gappy]
     with pytest.warns(UserWarning, match="the --bootstrap-words and --halves draws still average each model's "
                                          "own defined subqueries"):
-        result = rank(models, [toy_query], ["RND"], nan_policy="common", missing_threshold=0.0, halves=2,
-                      bootstrap=20, cache=False, progress=False)
+        result = rank(models, [toy_query], ["RND"], nan_policy="common", missing_threshold=0.0,
+                      bootstrap=Bootstrap(subqueries=20, halves=2), execution=Execution(cache=False, progress=False))
     scores = result.scores["RND"]
     assert scores.loc["gappy"].isna().tolist() == [True, False]
     by_hand = scores.iloc[:, 1].abs()  # the one subquery every model defines

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS
 
+from wefe_same import Execution
 from wefe_same.api import rank
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models import ArraySource
@@ -46,8 +47,8 @@ def _rank(tmp_path, query, **options):
     models = [_source("has-it", 1, ("managment",)), _source("lacks-1", 2), _source("lacks-2", 3)]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", WefeSameWarning)
-        result = rank(models, [query], metrics=["WEAT", "RND", "SAME"], permutations=0, progress=False, cache=False,
-                      **options)
+        result = rank(models, [query], metrics=["WEAT", "RND", "SAME"], permutations=0, **options,
+                      execution=Execution(progress=False, cache=False))
     said = [str(w.message) for w in caught if issubclass(w.category, WefeSameWarning)]
     return result, said
 

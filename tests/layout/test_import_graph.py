@@ -25,6 +25,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("analysis",),
     ("output",),
     ("result",),  # RankResult holds the tables and hands them to output/ (output never imports it)
+    ("options",),  # the option groups rank, load_model and the CLI take (above the stages their checks use)
     ("run",),
     ("audit", "api", "cli", "__main__"),
 ]

@@ -11,12 +11,12 @@ import pandas as pd
 import pytest
 from tiny_lms import CROWS_CSV, STEREOSET_JSON, build_bert, build_gpt2
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Likelihood, Query, WordSet, rank
 from wefe_same.errors import LikelihoodError
 from wefe_same.likelihood import load_language_model, score_crows, score_stereoset
 from wefe_same.likelihood.data import read_crows_pairs, read_stereoset
 from wefe_same.likelihood.sentences import SCORINGS
-from wefe_same.run.choices import LIKELIHOOD_SCORINGS
+from wefe_same.options.choices import LIKELIHOOD_SCORINGS
 
 QUERY = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])], name="toy")
@@ -50,8 +50,9 @@ def setup(tmp_path_factory):
 def result(setup, toy_sources_module):
     root, crows, stereoset = setup
     return rank([toy_sources_module, f"mlm=hf:{root / 'mlm'}", f"clm=hf:{root / 'clm'}", f"enc=hf:{root / 'enc'}"],
-                QUERY, metrics=["WEAT", "RNSB"], permutations=0, cache=False, progress=False, device="cpu",
-                likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"])
+                QUERY, metrics=["WEAT", "RNSB"], permutations=0,
+                likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"],
+                execution=Execution(cache=False, progress=False, device="cpu"))
 
 
 @pytest.fixture(scope="module")
@@ -121,11 +122,12 @@ def test_the_results_folder_holds_the_tables_and_the_report_the_columns(result, 
 def test_options_are_checked_before_any_work(setup):
     root, crows, _ = setup
     with pytest.raises(LikelihoodError, match="unknown likelihood benchmark 'crowspairs'"):
-        rank(["glove-6b-50d"], "gender", likelihood=[f"crowspairs={crows}"], cache=False)
-    with pytest.raises(ValueError, match="likelihood_scoring"):
-        rank(["glove-6b-50d"], "gender", likelihood=[f"crows-pairs={crows}"], likelihood_scoring="x", cache=False)
+        rank(["glove-6b-50d"], "gender", likelihood=[f"crowspairs={crows}"], execution=Execution(cache=False))
+    with pytest.raises(ValueError, match="'scoring' parameter of Likelihood must be one of 'authors'"):
+        rank(["glove-6b-50d"], "gender", likelihood=Likelihood(benchmarks=[f"crows-pairs={crows}"], scoring="x"),
+             execution=Execution(cache=False))
     with pytest.raises(LikelihoodError, match="never downloaded without --allow-download"):
-        rank(["glove-6b-50d"], "gender", likelihood=["crows-pairs"], cache=False)
+        rank(["glove-6b-50d"], "gender", likelihood=["crows-pairs"], execution=Execution(cache=False))
     assert LIKELIHOOD_SCORINGS == SCORINGS
 
 
@@ -133,8 +135,8 @@ def test_a_second_run_reads_the_tables_from_the_cache(setup, tmp_path, monkeypat
     import wefe_same.run.likelihood as stage
 
     root, crows, _ = setup
-    args = dict(metrics=["WEAT"], permutations=0, progress=False, device="cpu", cache=tmp_path / "cache",
-                likelihood=[f"crows-pairs={crows}"])
+    args = dict(metrics=["WEAT"], permutations=0, likelihood=[f"crows-pairs={crows}"],
+                execution=Execution(progress=False, device="cpu", cache=tmp_path / "cache"))
     first = rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **args)
 
     def refuse(*_, **__):
@@ -145,4 +147,4 @@ def test_a_second_run_reads_the_tables_from_the_cache(setup, tmp_path, monkeypat
     pd.testing.assert_frame_equal(again.likelihood, first.likelihood)
     pd.testing.assert_frame_equal(again.likelihood_items, first.likelihood_items)
     with pytest.raises(AssertionError, match="loaded again"):  # another scoring is another entry
-        rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **{**args, "likelihood_scoring": "aul"})
+        rank([f"mlm=hf:{root / 'mlm'}"], QUERY, **{**args, "likelihood": Likelihood(args["likelihood"], scoring="aul")})

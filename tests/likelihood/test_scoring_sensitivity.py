@@ -6,6 +6,7 @@ likelihood column), checked against scipy on the per-option columns."""
 from __future__ import annotations
 
 import csv
+import dataclasses
 import itertools
 import json
 
@@ -15,7 +16,7 @@ import pytest
 from scipy.stats import spearmanr
 from tiny_lms import CROWS_CSV, STEREOSET_JSON, build_bert, build_gpt2
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Likelihood, Query, WordSet, rank
 from wefe_same.analysis.measurement import COLUMNS, setting_sensitivity
 from wefe_same.likelihood import load_language_model, score_crows
 from wefe_same.likelihood.data import read_crows_pairs
@@ -47,22 +48,27 @@ def setup(tmp_path_factory):
     stereoset = root / "stereoset.json"
     stereoset.write_text(json.dumps(doc), encoding="utf-8")
     specs = [f"{name}=hf:{root / name}" for name in [*MASKED, "clm"]]
-    args = dict(metrics=["WEAT"], permutations=0, progress=False, device="cpu", cache=root / "cache",
-                likelihood=[f"crows-pairs={crows}", f"stereoset={stereoset}"])
+    args = dict(metrics=["WEAT"], permutations=0, execution=Execution(progress=False, device="cpu", cache=root / "cache"),
+                likelihood=Likelihood([f"crows-pairs={crows}", f"stereoset={stereoset}"]))
     return root, crows, specs, args
+
+
+def scored(args, scoring):
+    """``args`` with the likelihood benchmarks scored under ``scoring``."""
+    return {**args, "likelihood": dataclasses.replace(args["likelihood"], scoring=scoring)}
 
 
 @pytest.fixture(scope="module")
 def several(setup):
     _, _, specs, args = setup
-    return rank(specs, QUERY, **args, likelihood_scoring=SCORINGS)
+    return rank(specs, QUERY, **scored(args, SCORINGS))
 
 
 @pytest.fixture(scope="module")
 def single(setup, several):
     """Each option alone, read from the cache the run with all three filled."""
     _, _, specs, args = setup
-    return {s: rank(specs, QUERY, **args, likelihood_scoring=s) for s in SCORINGS}
+    return {s: rank(specs, QUERY, **scored(args, s)) for s in SCORINGS}
 
 
 def _key(values: pd.Series, column: str) -> pd.Series:
@@ -122,7 +128,7 @@ def test_a_second_run_under_every_option_opens_no_model(setup, several, monkeypa
 
     _, _, specs, args = setup
     monkeypatch.setattr(stage, "load_language_model", lambda *_, **__: pytest.fail("a model was loaded again"))
-    again = rank(specs, QUERY, **args, likelihood_scoring=list(reversed(SCORINGS)))
+    again = rank(specs, QUERY, **scored(args, list(reversed(SCORINGS))))
     table = again.measurement_sensitivity
     assert list(table["setting_a"][:3]) == ["scoring=aul", "scoring=aul", "scoring=pll"]
     first = several.measurement_sensitivity.set_index(["metric", "setting_a", "setting_b"])["spearman"]
@@ -155,8 +161,9 @@ def test_rows_join_the_vary_rows_and_skip_models_without_scores():
 ])
 def test_a_bad_list_of_options_is_refused_before_any_work(value, message):
     with pytest.raises(InvalidParameterError, match=message):
-        rank(["glove-6b-50d"], "gender", likelihood=[f"crows-pairs={CROWS_CSV}"], likelihood_scoring=value,
-             cache=False)
+        rank(["glove-6b-50d"], "gender",
+             likelihood=Likelihood(benchmarks=[f"crows-pairs={CROWS_CSV}"], scoring=value),
+             execution=Execution(cache=False))
 
 
 def test_the_command_line_writes_the_rows_the_figure_and_the_report_section(setup, single, tmp_path, monkeypatch,
@@ -166,8 +173,8 @@ def test_the_command_line_writes_the_rows_the_figure_and_the_report_section(setu
     root, _, specs, args = setup
     monkeypatch.chdir(tmp_path)
     code = main(["rank", "--models", *specs[:3], "--queries", "gender", "--metrics", "WEAT", "--permutations", "0",
-                 "--device", "cpu", "--cache", str(args["cache"]), "--formats", "svg", "--out", "res",
-                 "--likelihood", *args["likelihood"], "--likelihood-scoring", "pll", "authors"])
+                 "--device", "cpu", "--cache", str(args["execution"].cache), "--formats", "svg", "--out", "res",
+                 "--likelihood", *args["likelihood"].benchmarks, "--likelihood-scoring", "pll", "authors"])
     assert code == 0, capsys.readouterr().err
     table = pd.read_csv(tmp_path / "res" / "measurement_sensitivity.csv")
     assert list(table.columns) == COLUMNS and len(table) == len(OVERALL)

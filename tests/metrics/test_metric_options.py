@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from wefe_same import METRICS, MetricError, WefeSameError
+from wefe_same import METRICS, Execution, MetricError, WefeSameError
 from wefe_same.metrics.registry import MetricSpec, check_options, resolve_metrics
 from wefe_same.query.sets import Template
 from wefe_same.validation import InvalidParameterError
@@ -109,5 +109,5 @@ def test_rank_checks_option_values_before_reading_any_model():
 
     # A model that does not exist would fail later: the option fails first.
     with pytest.raises(InvalidParameterError, match="The 'train_fraction' parameter of RNSB"):
-        rank(["no-such-model-anywhere"], "gender", metrics=["RNSB"],
-             metric_options={"RNSB": {"train_fraction": 0}}, progress=False)
+        rank(["no-such-model-anywhere"], "gender", metrics=["RNSB"], metric_options={"RNSB": {"train_fraction": 0}},
+             execution=Execution(progress=False))

@@ -18,7 +18,7 @@ import pytest
 from conftest import GENDER_WORDS, random_source, write_glove
 from scipy.stats import spearmanr
 
-from wefe_same import Query, WordSet, make_metric, rank
+from wefe_same import Bootstrap, Execution, Query, WordSet, make_metric, rank
 from wefe_same.errors import MetricError, WefeSameWarning
 from wefe_same.metrics import registry
 from wefe_same.metrics.registry import METRICS, check_sendable, get_metric, number, resolve_metrics
@@ -144,7 +144,8 @@ def test_a_function_metric_scores_like_the_formula_and_like_the_same_metric_inst
     sources = [random_source(f"m{i}", seed=i) for i in range(4)]
     mine = make_metric(mean_gap, name="my-gap", template=(2, 1), order="abs",
                        options={"scale": number(0, low_open=True)})
-    result = rank(sources, QUERY, metrics=["mean-gap", mine, "WEAT"], cache=False, progress=False)
+    result = rank(sources, QUERY, metrics=["mean-gap", mine, "WEAT"],
+                  execution=Execution(cache=False, progress=False))
     assert list(result.rankings.columns) == ["mean-gap", "my-gap", "WEAT"]
     mine_scores, plugin_scores = result.scores["my-gap"], result.scores["mean-gap"]
     assert list(mine_scores.columns) == ["queries:male+female|career", "queries:male+female|care"]
@@ -180,7 +181,7 @@ def test_a_function_metric_gets_intervals_and_is_ranked_by_its_order():
     assert spec.template == Template(1, AtLeast(1)) and not spec.stochastic
     sources = [random_source(f"m{i}", seed=i) for i in range(3)]
     result = rank(sources, QUERY, metrics=[spec, "MAC"], metric_options={"closeness": {"power": 1}},
-                  bootstrap=20, bootstrap_words=5, cache=False, progress=False)
+                  bootstrap=Bootstrap(subqueries=20, words=5), execution=Execution(cache=False, progress=False))
     agg = result.aggregates["closeness"]
     expected_rank = (agg - 0.25).abs().rank(method="min").astype(int)
     assert result.rankings["closeness"].tolist() == expected_rank.tolist()
@@ -188,7 +189,8 @@ def test_a_function_metric_gets_intervals_and_is_ranked_by_its_order():
     assert len(ci) == 3 and (ci["ci_low"] <= ci["ci_high"]).all() and np.isfinite(ci[["ci_low", "ci_high"]].to_numpy()).all()
     assert len(result.word_bootstrap.query("metric == 'closeness'")) == 3
     with pytest.raises(Exception, match="power"):
-        rank(sources, QUERY, metrics=[spec], metric_options={"closeness": {"power": 0}}, cache=False)
+        rank(sources, QUERY, metrics=[spec], metric_options={"closeness": {"power": 0}},
+             execution=Execution(cache=False))
 
 
 def misbehaving(kind):
@@ -245,7 +247,7 @@ def test_misbehaviour_in_a_run_is_a_reason_per_subquery_and_no_traceback(capsys)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", WefeSameWarning)
         result = rank(sources, QUERY, metrics=[misbehaving("raises"), misbehaving("array"), "WEAT"],
-                      cache=False, progress=False)
+                      execution=Execution(cache=False, progress=False))
     details = result.details.set_index("metric")
     assert set(details.loc["bad-raises", "reason"]) == {"bad-raises raised ZeroDivisionError: no way"}
     assert set(details.loc["bad-array", "reason"]) == {"bad-array returned an array of shape (3,), not one number"}
@@ -295,7 +297,7 @@ def test_a_name_taken_by_a_plugin_or_twice_in_one_run_is_refused(site):
 def test_workers_refuse_a_function_they_cannot_import():
     spec = make_metric(lambda t, a: 0.0, name="anon", template=(1, 1), order="abs")
     with pytest.raises(MetricError) as err:
-        RankConfig(models=[random_source("m", 0)], queries=QUERY, metrics=[spec], workers=2)
+        RankConfig(models=[random_source("m", 0)], queries=QUERY, metrics=[spec], execution=Execution(workers=2))
     assert str(err.value) == (
         "metric 'anon' cannot run in worker processes: test_workers_refuse_a_function_they_cannot_import.<locals>.<lambda> is a lambda or a function defined inside another, "
         "so it cannot be found there by import path; define it at the top level of an importable module, or run "
@@ -315,7 +317,7 @@ def test_workers_auto_keeps_a_function_it_cannot_send_in_process():
     """``workers="auto"`` never refuses a lambda metric: it scores in this process, and says why."""
     spec = make_metric(lambda t, a: float(len(t[0]) + len(a[0])), name="anon", template=(1, 1), order="abs")
     sources = [random_source(f"m{i}", i) for i in range(4)]
-    result = rank(sources, QUERY, metrics=[spec], workers="auto", cache=False, progress=False)
+    result = rank(sources, QUERY, metrics=[spec], execution=Execution(workers="auto", cache=False, progress=False))
     assert result.manifest["workers"] == {
         "asked": "auto", "chosen": 1,
         "reason": "1 worker: metric 'anon': test_workers_auto_keeps_a_function_it_cannot_send_in_process.<locals>."
@@ -426,7 +428,8 @@ def test_dask_workers_find_a_plugin_by_name_and_a_function_by_import_path(site, 
     tmp = cli_run[3]
     mine = make_metric(mean_gap, name="my-gap", template=(2, 1), order="abs",
                        options={"scale": number(0, low_open=True)})
-    config = RankConfig(queries=str(tmp / "q.toml"), metrics=["mean-gap", mine], scheduler="tcp://127.0.0.1:1")
+    config = RankConfig(queries=str(tmp / "q.toml"), metrics=["mean-gap", mine],
+                        execution=Execution(scheduler="tcp://127.0.0.1:1"))
     plan = make_plan(config)
     assert [s.name for s in plan.custom_metrics] == ["my-gap"]
     tasks = make_tasks([f"glove:{tmp / f'm{i}.txt'}" for i in range(2)], LoadOptions())

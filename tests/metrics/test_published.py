@@ -8,7 +8,7 @@ WEAT 2 is computed without "axe", which the bundled subset lacks.
 
 import pytest
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 
 PUBLISHED = {
     "weat:flowers+insects|pleasant+unpleasant": 1.54,
@@ -20,7 +20,8 @@ PUBLISHED = {
 
 @pytest.fixture(scope="module")
 def result():
-    return rank(["word2vec-gnews-weat"], "weat", metrics=["WEAT-ES"], permutations=1000, progress=False)
+    return rank(["word2vec-gnews-weat"], "weat", metrics=["WEAT-ES"], permutations=1000,
+                execution=Execution(progress=False))
 
 
 @pytest.mark.parametrize("subquery", list(PUBLISHED))

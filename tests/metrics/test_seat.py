@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from wefe_same import Encoding, Execution
 from wefe_same.errors import QueryError
 from wefe_same.metrics.seat import encode_hf_sentences, read_seat_file, seat_associations, seat_effect_size, seat_test
 
@@ -183,7 +184,7 @@ def test_run_module_constants_agree_with_the_maths():
 
     assert run_seat.P_VALUES == seat.P_VALUE_CONVENTIONS and run_seat.SAMPLES == seat.BIAS_BENCH_SAMPLES
     from wefe_same.models.specs import TEMPLATE_ITEMS
-    from wefe_same.run.choices import TEMPLATE_ITEMS as CLI_TEMPLATE_ITEMS
+    from wefe_same.options.choices import TEMPLATE_ITEMS as CLI_TEMPLATE_ITEMS
 
     assert CLI_TEMPLATE_ITEMS == TEMPLATE_ITEMS == run_seat.SEAT_ITEMS
 
@@ -229,7 +230,7 @@ def _rank_one(bert, tmp_path, **options):
 
     (tmp_path / "q.toml").write_text(QUERY, encoding="utf-8")
     return rank(models=[f"hf:{bert}"], queries=[str(tmp_path / "q.toml")], metrics=["WEAT", "WEAT-ES"],
-                cache=False, lipstick=False, permutations=10_000, **options)
+                lipstick=False, permutations=10_000, **options, execution=Execution(cache=False))
 
 
 def test_rank_in_templates_makes_every_sentence_an_item_as_seat_does(seat_bert, tmp_path):
@@ -247,7 +248,7 @@ def test_rank_in_templates_makes_every_sentence_an_item_as_seat_does(seat_bert, 
             for words in (["rose", "daisy", "lily"], ["ant", "wasp", "moth"], ["joy", "love"], ["filth", "Crash"])]
     oracle = seat_test(*(encode_hf_sentences(model, tokenizer, s) for s in sets), permutations=10_000)
     assert oracle.method == "exact" and oracle.n_splits == 924
-    got = _rank_one(seat_bert, tmp_path, templates=templates)
+    got = _rank_one(seat_bert, tmp_path, encoding=Encoding(templates=templates))
     (name,) = got.scores["WEAT-ES"].index
     assert name == "bert[templates=This is {a} {word}. | {word} is here.]"
     # 1e-6, as score_seat above: the tool's encoders give float32 rows, the oracle float64 ones
@@ -256,7 +257,7 @@ def test_rank_in_templates_makes_every_sentence_an_item_as_seat_does(seat_bert, 
     rows = got.word_bias[got.word_bias["metric"] == "WEAT"]
     assert sorted(rows["word"].astype(str)) == sorted(sets[0] + sets[1])  # one row per sentence
     assert got.details.set_index("metric").loc["WEAT", "words_found"] == 10  # still counted in words
-    words = _rank_one(seat_bert, tmp_path, templates=templates, template_items="words")
+    words = _rank_one(seat_bert, tmp_path, encoding=Encoding(templates=templates, template_items="words"))
     assert words.scores["WEAT-ES"].index[0] == name[:-1] + ",template-items=words]"
     assert sorted(words.word_bias.loc[words.word_bias["metric"] == "WEAT", "word"].astype(str)) == sorted(
         ["rose", "daisy", "lily", "ant", "wasp", "moth"])

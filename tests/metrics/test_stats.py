@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.metrics._permutation import weat_permutation_test
 from wefe_same.metrics.weat import association, weat
 from wefe_same.metrics.weat_es import weat_effect_size
@@ -173,7 +173,7 @@ def test_effect_size_shares_the_statistic_p_value():
 
 def test_rank_reports_p_values_in_details(toy_sources, toy_query):
     result = rank(toy_sources, [toy_query], metrics=["WEAT", "WEAT-ES", "SAME"], permutations=100,
-                  progress=False)
+                  execution=Execution(progress=False))
     weat_rows = result.details[result.details["metric"] != "SAME"]
     assert (weat_rows["p_method"] == "exact").all() and (weat_rows["n_splits"] == 6).all()
     assert weat_rows["p_value"].between(0, 1).all()
@@ -184,7 +184,8 @@ def test_rank_reports_p_values_in_details(toy_sources, toy_query):
 
 
 def test_word_bias_holds_the_per_word_scores(toy_sources, toy_query):
-    result = rank(toy_sources[:1], [toy_query], metrics=["WEAT", "SAME", "DirectBias"], progress=False)
+    result = rank(toy_sources[:1], [toy_query], metrics=["WEAT", "SAME", "DirectBias"],
+                  execution=Execution(progress=False))
     wb = result.word_bias
     weat_s = wb.query("metric == 'WEAT' and subquery.str.endswith('career+care')")
     assert list(weat_s["word"]) == ["he", "man", "she", "woman"] and set(weat_s["component"]) == {"s"}
@@ -202,7 +203,7 @@ def test_word_bias_holds_the_per_word_scores(toy_sources, toy_query):
 
 def test_bootstrap_intervals_are_seeded_and_cover_the_estimate(toy_sources, toy_query, tmp_path):
     run = lambda seed: rank(toy_sources, [toy_query], metrics=["WEAT", "SAME", "RND"],  # noqa: E731
-                            bootstrap=200, seed=seed, progress=False)
+                            bootstrap=200, seed=seed, execution=Execution(progress=False))
     a, b, c = run(1), run(1), run(2)
     pd.testing.assert_frame_equal(a.aggregates_ci, b.aggregates_ci)
     pd.testing.assert_frame_equal(a.correlations_ci, b.correlations_ci)
@@ -230,7 +231,7 @@ def test_bootstrap_of_identical_subqueries_has_no_spread():
     words = ["a", "b", "c", "d", "e", "f"]
     sources = [ArraySource(f"m{i}", words, rng.normal(size=(6, 5))) for i in range(3)]
     q = Query([WordSet("g1", ["a", "b"]), WordSet("g2", ["c", "d"])], [WordSet("w", ["e", "f"])])
-    result = rank(sources, [q], metrics=["SAME"], bootstrap=50, progress=False)
+    result = rank(sources, [q], metrics=["SAME"], bootstrap=50, execution=Execution(progress=False))
     ci = result.aggregates_ci  # one subquery: every draw is the estimate itself
     np.testing.assert_allclose(ci["ci_low"], ci["value"])
     np.testing.assert_allclose(ci["ci_high"], ci["value"])

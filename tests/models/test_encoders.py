@@ -31,7 +31,7 @@ import numpy as np
 import pytest
 
 import wefe_same
-from wefe_same import ModelError, Query, WordSet
+from wefe_same import Execution, ModelError, Query, WordSet
 from wefe_same.models import LoadOptions, catalog_names, default_models, resolve_model, resolve_models
 from wefe_same.models.catalog import minilm_folder
 from wefe_same.models.encoders import TEXT_EXTRA, settings_label
@@ -516,7 +516,8 @@ def test_rank_static_and_contextual_models_together_offline(no_network):
                   [WordSet("career", ["executive", "management", "professional", "salary"]),
                    WordSet("family", ["home", "parents", "children", "family"])], name="gender-career")
     models = ["glove-6b-50d", "word2vec-gnews-weat", "minilm-l6-v2"]
-    result = wefe_same.rank(models, query, metrics=["WEAT-ES", "RND", "SAME"], permutations=0, progress=False)
+    result = wefe_same.rank(models, query, metrics=["WEAT-ES", "RND", "SAME"], permutations=0,
+                            execution=Execution(progress=False))
     assert list(result.rankings.index) == models
     assert result.aggregates.notna().all().all()
     assert set(result.rankings.columns) >= {"WEAT-ES", "RND", "SAME"}
@@ -619,7 +620,7 @@ def test_no_cache_writes_nothing_in_the_cache_directory_even_for_a_split_archive
     monkeypatch.setenv("WEFE_SAME_CACHE", str(cache))
     query = tmp_path / "mini.toml"
     query.write_text(MINI_QUERY)
-    result = rank(["all-mpnet-base-v2"], queries=str(query), metrics=["WEAT"], permutations=0, cache=False,
-                  progress=False)
+    result = rank(["all-mpnet-base-v2"], queries=str(query), metrics=["WEAT"], permutations=0,
+                  execution=Execution(cache=False, progress=False))
     assert result.scores["WEAT"].notna().all().all()
     assert not cache.exists() or list(cache.rglob("*")) == []

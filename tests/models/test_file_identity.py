@@ -10,7 +10,7 @@ import time
 import numpy as np
 from conftest import GENDER_WORDS, write_glove
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.models.readers.files import file_identity
 
 QUERY = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
@@ -44,12 +44,12 @@ def test_same_size_edit_with_mtime_restored_changes_the_key(tmp_path):
 def test_a_cached_run_sees_the_edit(tmp_path):
     path = write_glove(tmp_path / "m.txt", GENDER_WORDS, np.random.default_rng(0).normal(size=(12, 5)))
     cache = tmp_path / "cache"
-    first = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], cache=cache, progress=False)
+    first = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], execution=Execution(cache=cache, progress=False))
     line = next(line for line in path.read_text().splitlines() if line.startswith("she "))
     edited = line.split()
     edited[1] = "-" + edited[1] if not edited[1].startswith("-") else "+" + edited[1][1:]  # same length
     edit_keeping_size_and_mtime(path, line.encode(), " ".join(edited).encode())
-    second = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], cache=cache, progress=False)
+    second = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], execution=Execution(cache=cache, progress=False))
     assert not np.allclose(first.scores["SAME"].to_numpy(), second.scores["SAME"].to_numpy())
-    fresh = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], cache=False, progress=False)
+    fresh = rank([f"glove:{path}"], [QUERY], metrics=["SAME"], execution=Execution(cache=False, progress=False))
     np.testing.assert_array_equal(second.scores["SAME"].to_numpy(), fresh.scores["SAME"].to_numpy())

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, error_lines, snapshot
 
-from wefe_same import Query, WordSet, rank, register_model_kind
+from wefe_same import Execution, Query, WordSet, rank, register_model_kind
 from wefe_same.cli import main
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models import ArraySource, ModelSource, kinds
@@ -123,10 +123,10 @@ def test_a_declared_option_out_of_its_range_is_refused_by_its_option_spec(plugin
 
 
 def test_a_plugin_model_ranks_as_the_same_vectors_given_as_an_array_and_is_cached(plugins, tmp_path):
-    options = dict(queries=[QUERY], metrics=["WEAT", "RNSB", "SAME"], permutations=0, cache=tmp_path / "c")
+    options = dict(queries=[QUERY], metrics=["WEAT", "RNSB", "SAME"], permutations=0, execution=Execution(cache=tmp_path / "c"))
     got = rank(["hashvec:5", "b=hashvec:5,salt=b", "c=hashvec:7"], **options)
     oracle = rank([oracle_source("hashvec:5", 5), oracle_source("b", 5, "b"), oracle_source("c", 7)],
-                  **{**options, "cache": False})
+                  **{**options, "execution": Execution(cache=False)})
     np.testing.assert_equal(scores_of(got), scores_of(oracle))  # bit for bit (NaN equal to NaN)
     assert got.rankings.equals(oracle.rankings)
     models = {m["name"]: m for m in got.manifest["models"]}
@@ -138,7 +138,7 @@ def test_a_plugin_model_ranks_as_the_same_vectors_given_as_an_array_and_is_cache
 
 
 def test_a_new_plugin_version_misses_the_cache(plugins, example_site, tmp_path, monkeypatch):
-    options = dict(queries=[QUERY], metrics=["WEAT"], permutations=0, cache=tmp_path / "c")
+    options = dict(queries=[QUERY], metrics=["WEAT"], permutations=0, execution=Execution(cache=tmp_path / "c"))
     assert rank(["hashvec:5"], **options).manifest["models"][0]["cache"] == "miss"
     site = tmp_path / "site"
     write_distribution(site, "wefe-same-example", "0.2.0",
@@ -164,8 +164,8 @@ def test_the_command_line_ranks_a_plugin_model_with_two_workers(plugins, tmp_pat
         (n, "wefe-same-example 0.1.0") for n in ("hashvec:5", "b", "c")]
     mini = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
                  [WordSet("career", ["doctor", "engineer"]), WordSet("care", ["nurse", "teacher"])])
-    oracle = rank([oracle_source("hashvec:5", 5), oracle_source("b", 5, "b"), oracle_source("c", 7)],
-                  queries=[mini], metrics=["WEAT", "RNSB"], permutations=0, cache=False)
+    oracle = rank([oracle_source("hashvec:5", 5), oracle_source("b", 5, "b"), oracle_source("c", 7)], queries=[mini],
+                  metrics=["WEAT", "RNSB"], permutations=0, execution=Execution(cache=False))
     ranks = (out / "rankings.csv").read_text()
     assert ranks == oracle.rankings.to_csv(), ranks
 
@@ -242,7 +242,7 @@ def test_a_kind_registered_from_python_ranks_and_travels_to_workers_by_import_pa
     copy = pickle.loads(pickle.dumps(source))
     np.testing.assert_array_equal(copy.lookup(["he"])["he"], hash_vector("he", 4, "s"))
     assert copy.describe()["provided_by"] == "wefe_same_example.model_kind:HashVectors (registered from Python)"
-    options = dict(queries=[QUERY], metrics=["WEAT"], permutations=0, cache=False)
+    options = dict(queries=[QUERY], metrics=["WEAT"], permutations=0, execution=Execution(cache=False))
     here = rank(["pyhash:4,salt=s", "b=pyhash:4"], **options)
     oracle = rank([oracle_source("pyhash:4,salt=s", 4, "s"), oracle_source("b", 4)], **options)
     assert scores_of(here) == scores_of(oracle)
@@ -431,7 +431,8 @@ def test_a_lookup_that_raises_is_one_line_naming_the_model_and_the_plugin(bad_pl
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         with pytest.raises(ModelError) as err:
-            rank(["hashvec:3", "b=boom:1"], queries=[QUERY], metrics=["WEAT"], permutations=0, cache=False)
+            rank(["hashvec:3", "b=boom:1"], queries=[QUERY], metrics=["WEAT"], permutations=0,
+                 execution=Execution(cache=False))
     assert str(err.value) == ("model 'b': lookup: the model kind 'boom' (bad-plugins 1.0) failed: RuntimeError: "
                               "the GPU caught fire (second line)")
 
@@ -469,7 +470,8 @@ def test_the_docs_model_kind_example_runs(registry, tmp_path, monkeypatch, capsy
             rows = [line.split(",") for line in (tmp_path / f"{name}.csv").read_text().splitlines()]
             arrays.append(ArraySource(f"csvvec:{name}.csv", [r[0] for r in rows],
                                       np.array([[float(x) for x in r[1:]] for r in rows])))
-        oracle = rank(arrays, queries=[namespace["query"]], metrics=["WEAT-ES", "RNSB"], permutations=0, cache=False)
+        oracle = rank(arrays, queries=[namespace["query"]], metrics=["WEAT-ES", "RNSB"], permutations=0,
+                      execution=Execution(cache=False))
     assert scores_of(result) == scores_of(oracle) and result.rankings.equals(oracle.rankings)
     manifest = {m["name"]: m for m in result.manifest["models"]}["csvvec:mine.csv"]
     assert manifest["scheme"] == "csvvec" and manifest["path"] == "mine.csv"

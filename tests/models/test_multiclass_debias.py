@@ -8,7 +8,7 @@ for the subspace, and the lazy variant must agree with it word for word.
 import numpy as np
 import pytest
 
-from wefe_same import ModelError
+from wefe_same import Execution, ModelError
 from wefe_same.api import rank
 from wefe_same.models import ArraySource, default_models, resolve_model
 from wefe_same.models.debias import (
@@ -247,7 +247,7 @@ def test_real_glove_restricted_to_the_religion_query_words_equals_the_oracle():
 
 def test_same_on_the_religion_queries_drops_after_religion_debiasing():
     result = rank(["glove-6b-50d", "glove-6b-50d+debias-religion"], queries="religion", metrics=["SAME"],
-                  progress=False)
+                  execution=Execution(progress=False))
     before, after = result.aggregates["SAME"]
     # 0.1359 before; about 2e-16 after: the religion queries' target sets are Manzini's
     # equality sets and every attribute word is neutralised, so each attribute word is

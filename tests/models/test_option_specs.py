@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from wefe_same import Encoding
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
 from wefe_same.models import ArraySource, resolve_model
@@ -154,9 +155,9 @@ LONG = "x" * 1_000_000 + " {word}."
 
 def test_a_one_megabyte_template_is_refused_before_any_work(tmp_path, capsys):
     """It took 69 s to tokenize, then was cut to the model's positions anyway."""
-    with pytest.raises(InvalidParameterError, match=r"The 'templates' parameter of rank must be text of at most "
+    with pytest.raises(InvalidParameterError, match=r"The 'templates' parameter of Encoding must be text of at most "
                                                     rf"{MAX_TEMPLATE_CHARS} characters .* \(10000\d\d characters\) instead"):
-        RankConfig(models=["minilm-l6-v2"], templates=[LONG])
+        RankConfig(models=["minilm-l6-v2"], encoding=Encoding(templates=[LONG]))
     with pytest.raises(ModelError, match="encoder option template=.* must be text of at most 2000 characters"):
         check_templates([LONG])
     with pytest.raises(ModelError, match="encoder option template="):
@@ -172,11 +173,11 @@ def test_a_one_megabyte_template_is_refused_before_any_work(tmp_path, capsys):
 
 
 def test_too_many_templates_or_context_sentences_are_refused():
-    with pytest.raises(InvalidParameterError, match=r"'templates' parameter of rank must be an integer in \[1, 200\]"):
-        RankConfig(models=["minilm-l6-v2"], templates=[f"{i} {{word}}." for i in range(201)])
-    with pytest.raises(InvalidParameterError, match=r"'contexts_per_word' parameter of rank must be an integer in "
+    with pytest.raises(InvalidParameterError, match=r"'templates' parameter of Encoding must be an integer in \[1, 200\]"):
+        RankConfig(models=["minilm-l6-v2"], encoding=Encoding(templates=[f"{i} {{word}}." for i in range(201)]))
+    with pytest.raises(InvalidParameterError, match=r"'contexts_per_word' parameter of Encoding must be an integer in "
                                                     r"\[1, 1000\] \(each sentence is one encoder pass per word\)"):
-        RankConfig(models=["minilm-l6-v2"], contexts_per_word=5000)
+        RankConfig(models=["minilm-l6-v2"], encoding=Encoding(contexts_per_word=5000))
     with pytest.raises(ModelError, match=r"encoder option contexts_per_word=0 must be an integer in \[1, 1000\]"):
         resolve_model("minilm-l6-v2", LoadOptions(contexts_per_word=0))
 

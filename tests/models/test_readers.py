@@ -21,7 +21,7 @@ import pytest
 from conftest import GENDER_WORDS, no_hang
 
 import wefe_same
-from wefe_same import ModelError, WefeSameError
+from wefe_same import Execution, ModelError, WefeSameError
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models import ArraySource, LoadOptions, gensim_data, readers, resolve_model, resolve_models
 from wefe_same.models.sources import LazySource
@@ -128,8 +128,8 @@ def test_gzip_models_score_exactly_like_the_plain_files(tmp_path, toy_query):
     gz(tmp_path / "a.txt"), gz(tmp_path / "b.bin")
 
     def run(a, b):
-        return wefe_same.rank([f"a={a}", f"b={b}"], toy_query, ["WEAT", "RND", "SAME"],
-                              permutations=0, progress=False)
+        return wefe_same.rank([f"a={a}", f"b={b}"], toy_query, ["WEAT", "RND", "SAME"], permutations=0,
+                              execution=Execution(progress=False))
 
     plain, packed = run(tmp_path / "a.txt", tmp_path / "b.bin"), run(tmp_path / "a.txt.gz", tmp_path / "b.bin.gz")
     assert plain.scores.keys() == packed.scores.keys()
@@ -235,7 +235,8 @@ def test_nan_and_inf_vectors_count_as_missing_with_their_status(tmp_path, fmt, t
                       "teacher": "non-finite vector", "he": "exact"}
     assert table.words == ("he",)
     # ... and the status reaches lookups.csv of a ranking.
-    result = wefe_same.rank([f"m={path}", "n=" + str(path)], toy_query, ["WEAT"], permutations=0, progress=False)
+    result = wefe_same.rank([f"m={path}", "n=" + str(path)], toy_query, ["WEAT"], permutations=0,
+                            execution=Execution(progress=False))
     rows = result.lookups.set_index(["model", "word"])["status"]
     assert rows[("m", "doctor")] == "non-finite vector" and rows[("n", "nurse")] == "non-finite vector"
 
@@ -399,7 +400,7 @@ def test_gensim_data_names_resolve_in_the_downloader_layout(files, tmp_path, mon
     kv.save_word2vec_format(str(tmp_path / "t.bin"), binary=True)
     downloader_layout(root, "glove-twitter-200", tmp_path / "t.bin")
     runs = [wefe_same.rank([f"a={a}", f"b={files['m.txt']}"], toy_query, ["WEAT", "RND"], permutations=0,
-                           progress=False) for a in ("gensim-data:glove-twitter-200", tmp_path / "t.bin")]
+                           execution=Execution(progress=False)) for a in ("gensim-data:glove-twitter-200", tmp_path / "t.bin")]
     for metric in runs[0].scores:
         pd.testing.assert_frame_equal(runs[0].scores[metric], runs[1].scores[metric], check_exact=True)
 

@@ -12,7 +12,7 @@ from conftest import GENDER_WORDS, MINI_QUERY, write_glove
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wefe_same import load_model, rank
+from wefe_same import Execution, load_model, rank
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
 from wefe_same.models.debias.methods import debias_methods
@@ -121,7 +121,7 @@ def folder(tmp_path, monkeypatch):
     return tmp_path
 
 
-FAST = dict(metrics="WEAT", permutations=0, cache=False, progress=False)
+FAST = dict(metrics="WEAT", permutations=0, execution=Execution(cache=False, progress=False))
 
 
 def test_a_variant_with_options_ranks_in_rank(folder):

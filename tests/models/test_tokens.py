@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from tiny_transformers import KINDS
 
-from wefe_same import ModelError
+from wefe_same import Execution, ModelError
 from wefe_same.models import LoadOptions, resolve_model
 from wefe_same.models.encoders import tokens
 from wefe_same.models.encoders.settings import check_device, cuda_batch_size, torch_device
@@ -178,7 +178,7 @@ def test_rank_with_cuda_and_no_cuda_device_is_one_line_before_any_work(monkeypat
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     with pytest.raises(ModelError, match="torch sees no CUDA device"):
-        rank(["glove-6b-50d"], device="cuda")
+        rank(["glove-6b-50d"], execution=Execution(device="cuda"))
     out = tmp_path / "results"
     assert main(["rank", "--models", "glove-6b-50d", "--device", "cuda", "--out", str(out), "--no-cache"]) == 2
     err = capsys.readouterr().err

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 from scipy.stats import rankdata, spearmanr
 
-from wefe_same import ModelError, rank
+from wefe_same import Encoding, Execution, ModelError, rank
 from wefe_same.models.encoders.vary import parse_vary
 
 METRICS = ["WEAT-ES", "SAME", "RND"]
@@ -32,8 +32,8 @@ def query(tmp_path_factory):
 @pytest.fixture(scope="module")
 def varied(tiny, query):
     models = [f"hf:{tiny['bert']}", f"hf:{tiny['roberta']}", f"hf:{tiny['gpt2']}", "glove-6b-50d"]
-    return rank(models, query, metrics=METRICS, permutations=0, progress=False, cache=False,
-                vary=["pooling=cls,word-mean", "layer=-1,-2:-1"])
+    return rank(models, query, metrics=METRICS, permutations=0, execution=Execution(progress=False, cache=False),
+                encoding=Encoding(vary=["pooling=cls,word-mean", "layer=-1,-2:-1"]))
 
 
 def test_every_hf_model_becomes_one_variant_per_setting(varied, tiny, query):
@@ -42,7 +42,7 @@ def test_every_hf_model_becomes_one_variant_per_setting(varied, tiny, query):
     assert names == [f"{base}[{s}]" for base in ("bert", "roberta", "gpt2") for s in settings] + ["glove-6b-50d"]
     # A variant scores as the same model given with those options.
     alone = rank([f"hf:{tiny['roberta']},pooling=cls,layer=-2:-1"], query, metrics=METRICS, permutations=0,
-                 progress=False, cache=False)
+                 execution=Execution(progress=False, cache=False))
     np.testing.assert_allclose(alone.aggregates.iloc[0].to_numpy(dtype=float),
                                varied.aggregates.loc["roberta[pooling=cls,layer=-2:-1]"].to_numpy(dtype=float),
                                rtol=1e-9)
@@ -101,5 +101,5 @@ def test_bad_vary_is_one_line_error(vary, fragment):
 
 def test_vary_needs_an_hf_model(query):
     with pytest.raises(ModelError, match="--vary needs at least one hf: model"):
-        rank(["glove-6b-50d"], query, metrics=["SAME"], permutations=0, progress=False, cache=False,
-             vary=["pooling=mean,cls"])
+        rank(["glove-6b-50d"], query, metrics=["SAME"], permutations=0,
+             execution=Execution(progress=False, cache=False), encoding=Encoding(vary=["pooling=mean,cls"]))

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import wefe_same.output.rendering as rendering
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.metrics.registry import METRICS
 from wefe_same.output.tables import safe_name
 
@@ -21,8 +21,8 @@ from wefe_same.output.tables import safe_name
 @pytest.fixture(scope="module")
 def result():
     # Every metric (the file count grows with the metrics, not with the models).
-    return rank(["glove-6b-50d", "glove-6b-50d+hard-debias"], queries=["weat"], cache=False, progress=False,
-                permutations=20)
+    return rank(["glove-6b-50d", "glove-6b-50d+hard-debias"], queries=["weat"], permutations=20,
+                execution=Execution(cache=False, progress=False))
 
 
 def files(folder):

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.output import figures as plots
 from wefe_same.output.latex import latex_escape
 
@@ -18,7 +18,7 @@ def result():
     sources = [random_source(f"model_{i}", seed=i) for i in range(4)]
     q = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer", "good"]), WordSet("care", ["nurse", "teacher", "sad"])])
-    return rank(sources, [q], bootstrap=50, progress=False)
+    return rank(sources, [q], bootstrap=50, execution=Execution(progress=False))
 
 
 def not_blank(ax):

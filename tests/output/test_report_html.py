@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, random_source, snapshot
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.cli import main
 from wefe_same.output import report_data, report_html
 from wefe_same.output.folder import read_manifest
@@ -34,7 +34,7 @@ def run(tmp_path_factory):
     q = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer", "good", HOSTILE_WORD]),
                WordSet("care", ["nurse", "teacher", "sad", "happy"])])
-    result = rank(sources, [q], bootstrap=20, progress=False)
+    result = rank(sources, [q], bootstrap=20, execution=Execution(progress=False))
     out = result.save(tmp_path_factory.mktemp("run") / "results", formats=())
     return result, out
 
@@ -144,7 +144,7 @@ def test_coverage_counts_words_found_and_missing(tmp_path):
     b = random_source("partial", seed=2, words=[w for w in GENDER_WORDS if w != "nurse"])
     q = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer", "good"]), WordSet("care", ["nurse", "teacher", "sad"])])
-    out = rank([a, b], [q], progress=False).save(tmp_path / "r", formats=())
+    out = rank([a, b], [q], execution=Execution(progress=False)).save(tmp_path / "r", formats=())
     text = (out / "report.html").read_text(encoding="utf-8")
     coverage = text[text.index('<section id="coverage">'):text.index('<section id="warnings">')]
     rows = {Page(row).text[0]: Page(row).text for row in coverage.split("<tr>")[2:]}

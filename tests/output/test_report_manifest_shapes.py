@@ -8,7 +8,7 @@ import json
 import pytest
 from conftest import random_source
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.cli import main
 from wefe_same.output.report_html import MANIFEST_SHAPES
 
@@ -16,7 +16,8 @@ from wefe_same.output.report_html import MANIFEST_SHAPES
 @pytest.fixture(scope="module")
 def saved(tmp_path_factory, toy_query_module):
     sources = [random_source(f"m{i}", seed=i) for i in range(3)]
-    result = rank(sources, queries=[toy_query_module], metrics=["WEAT"], permutations=0, cache=False)
+    result = rank(sources, queries=[toy_query_module], metrics=["WEAT"], permutations=0,
+                  execution=Execution(cache=False))
     return result.save(tmp_path_factory.mktemp("saved") / "res", formats=["svg"])
 
 

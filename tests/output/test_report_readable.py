@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 from conftest import CHROMIUM, chromium_body, random_source
 
+from wefe_same import Execution
 from wefe_same.output.report_html import NOISE, _words, build_report
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, bands, contrast, ink, luminance, value_heatmap
 from wefe_same.output.word_table import WordSummary
@@ -178,7 +179,7 @@ def test_in_chromium_at_1400_px_no_table_overflows_and_every_cell_text_reads(tmp
                    WordSet("care_and_family_words", ["nurse", "teacher", "sad"]),
                    WordSet("feelings", ["happy", "bad"])], name="gender")
     sources = [random_source(f"model-{i:02d}-" + "x" * (3 * i), seed=i, words=words) for i in range(12)]
-    result = rank(sources, [query], progress=False, cache=False)
+    result = rank(sources, [query], execution=Execution(progress=False, cache=False))
     page = build_report(from_result(result, result.manifest))
     path = tmp_path / "report.html"
     path.write_text(page.replace("</body>", f"<script>{CHECK}</script></body>"), encoding="utf-8")

@@ -8,6 +8,8 @@ import itertools
 
 import matplotlib
 
+from wefe_same import Execution
+
 matplotlib.use("Agg")
 
 import numpy as np
@@ -90,7 +92,7 @@ def zoo_result():
     q = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
               [WordSet("career", ["doctor", "engineer", "good"]), WordSet("care", ["nurse", "teacher", "sad"])])
     sources = [random_source(f"zoo-{i:02d}", seed=i) for i in range(40)]
-    return rank(sources, [q], bootstrap=10, progress=False)
+    return rank(sources, [q], bootstrap=10, execution=Execution(progress=False))
 
 
 def test_a_zoo_gets_one_figure_per_metric_never_one_per_model(zoo_result):

@@ -23,6 +23,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from wefe_same.options.groups import Bootstrap, Execution
+
 HERE = Path(__file__).resolve().parent
 EXPECTED = HERE / "expected"
 #: Static models (no torch), two bases with a debiased variant each, every metric, every
@@ -30,8 +32,8 @@ EXPECTED = HERE / "expected"
 MODELS = ["glove-6b-50d", "glove-6b-50d+hard-debias", "word2vec-gnews-weat", "word2vec-gnews-weat+debias-religion"]
 #: The lipstick tests are off: their table is new (not a number the restructuring could
 #: change) and tests/analysis/test_lipstick.py checks it against the authors' procedure.
-OPTIONS = dict(queries=["weat", "same"], seed=3, permutations=200, bootstrap=20, bootstrap_words=4,
-               halves=3, cache=False, progress=False, lipstick=False)
+OPTIONS = dict(queries=["weat", "same"], seed=3, permutations=200, bootstrap=Bootstrap(subqueries=20, words=4, halves=3),
+               execution=Execution(cache=False, progress=False), lipstick=False)
 #: Tables kept whole in the repository (small, readable diffs); the others by sha256 only.
 KEPT = {"rankings.csv", "aggregates.csv", "correlations.csv", "correlation_pvalues.csv"}
 

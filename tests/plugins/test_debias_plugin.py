@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from plugin_site import install_plugin
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models import resolve_model
 from wefe_same.models.debias import registry
@@ -113,8 +113,7 @@ def test_rank_pairs_the_plugin_variant_with_its_base(site, glove, tmp_path):
                   [WordSet("career", ["doctor", "engineer", "good"]), WordSet("care", ["nurse", "teacher", "bad"])],
                   name="toy")
     result = rank([str(glove), f"{glove}+toy-debias", f"{glove}+toy-debias[strength=0.5]"], queries=[query],
-                  metrics=["WEAT", "SAME"], permutations=0, cache=False,
-                  progress=False)
+                  metrics=["WEAT", "SAME"], permutations=0, execution=Execution(cache=False, progress=False))
     effect = result.debias_effect
     assert set(effect["method"]) == {"+toy-debias", "+toy-debias[strength=0.5]"}
     assert set(effect["base"]) == {"g"}

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from plugin_site import install_plugin
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models import resolve_model
 from wefe_same.models.listing import models_listing
@@ -71,7 +71,7 @@ def test_rank_reads_the_plugin_format_by_scheme_and_by_extension(site, files):
     with pytest.raises(ModelError, match="no-such.toyvec"):
         resolve_model(f"toyvec:{files / 'no-such.toyvec'}")
     result = rank([f"toyvec:{files / 'm0.toyvec'}", str(files / "m1.toyvec"), str(files / "m2.toyvec")], [QUERY],
-                  metrics=["WEAT", "SAME"], permutations=0, cache=False, progress=False)
+                  metrics=["WEAT", "SAME"], permutations=0, execution=Execution(cache=False, progress=False))
     assert list(result.rankings.index) == ["m0", "m1", "m2"]
     assert result.aggregates.notna().all().all()
     expected = np.array([float(x) for x in (files / "m1.toyvec").read_text().splitlines()[0].split(": ")[1].split(",")])

@@ -18,7 +18,7 @@ import pytest
 from plugin_site import install_plugin
 from tiny_lms import build_bert
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.errors import LikelihoodError, WefeSameWarning
 from wefe_same.likelihood import benchmarks as registry
 from wefe_same.likelihood.evaluate import likelihood_benchmarks, parse_benchmark
@@ -77,8 +77,8 @@ def test_the_plugin_is_a_benchmark_and_broken_entry_points_are_one_warning_each(
 
 def test_rank_puts_the_plugin_benchmark_beside_the_metrics(site, data):
     result = rank([f"static={data / 'static.txt'}", f"mlm=hf:{data / 'mlm'}"], QUERY, metrics=["WEAT"],
-                  permutations=0, cache=False, progress=False, device="cpu",
-                  likelihood=[f"toy-pairs={data / 'pairs.tsv'}"])
+                  permutations=0, likelihood=[f"toy-pairs={data / 'pairs.tsv'}"],
+                  execution=Execution(cache=False, progress=False, device="cpu"))
     columns = [c for c in result.rankings.columns if c.startswith("likelihood:")]
     assert columns == ["likelihood:toy-pairs", "likelihood:toy-pairs[age]", "likelihood:toy-pairs[gender]"]
     table = result.likelihood

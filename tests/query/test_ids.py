@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS
 
-from wefe_same import Query, QueryError, WordSet, rank
+from wefe_same import Execution, Query, QueryError, WordSet, rank
 from wefe_same.metrics import get_metric
 from wefe_same.models import ArraySource
 from wefe_same.query import QuerySet
@@ -33,7 +33,7 @@ def test_both_colliding_subqueries_are_scored():
     qs = QuerySet("q", (Query([A_PLUS_B, C], [NEUTRAL]), Query([A, B_PLUS_C], [NEUTRAL])))
     assert [s.column for s in expand_query([qs], get_metric("SAME"))] == ["q:a%2Bb+c|n", "q:a+b%2Bc|n"]
     source = ArraySource("m", GENDER_WORDS, np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 6)))
-    result = rank([source], [qs], metrics=["SAME"], cache=False, progress=False)
+    result = rank([source], [qs], metrics=["SAME"], execution=Execution(cache=False, progress=False))
     assert list(result.scores["SAME"].columns) == ["q:a%2Bb+c|n", "q:a+b%2Bc|n"]
     assert result.scores["SAME"].notna().all(axis=None)
 

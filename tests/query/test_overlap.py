@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS
 
-from wefe_same import Query, WordSet, load_queries, rank
+from wefe_same import Execution, Query, WordSet, load_queries, rank
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models import ArraySource
 
@@ -75,5 +75,5 @@ def test_rank_records_the_warning_in_the_manifest():
                   name="q")
     source = ArraySource("s", GENDER_WORDS, np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 4)))
     with pytest.warns(WefeSameWarning, match="share 1 word: man"):
-        result = rank([source], [query], metrics=["SAME"], cache=False, progress=False)
+        result = rank([source], [query], metrics=["SAME"], execution=Execution(cache=False, progress=False))
     assert "queries: target sets 'm' and 'f' share 1 word: man (query 'q')" in result.manifest["warnings"]

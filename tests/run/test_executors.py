@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, write_glove
 
-from wefe_same import Query, WordSet
+from wefe_same import Bootstrap, Execution, Query, WordSet
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models.sources import ArraySource, LazySource
 from wefe_same.models.specs import LoadOptions
@@ -232,16 +232,16 @@ def test_run_killed_with_sigkill_resumes_with_the_same_tables(tmp_path, model_fi
     assert len(cache_entries(cache, "scores")) == 2
     assert not [p for p in cache.rglob("*") if p.is_file() and p.suffix != ".entry"]
 
-    resumed = rank(specs, queries=QUERY, seed=3, permutations=50, cache=cache, progress=False)
+    resumed = rank(specs, queries=QUERY, seed=3, permutations=50, execution=Execution(cache=cache, progress=False))
     assert {m["name"]: m["cache"] for m in resumed.manifest["models"]} == {"m0": "hit", "m1": "hit", "m2": "miss"}
-    whole = rank(specs, queries=QUERY, seed=3, permutations=50, cache=False, progress=False)
+    whole = rank(specs, queries=QUERY, seed=3, permutations=50, execution=Execution(cache=False, progress=False))
     assert {m["cache"] for m in whole.manifest["models"]} == {"off"}
     assert result_tables(resumed) == result_tables(whole) and len(result_tables(whole)) > 5
 
 
 # ----------------------------------------------------------------------------- executors
 def test_in_process_workers_and_dask_give_byte_identical_tables(tmp_path, model_files, cluster):
-    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, bootstrap_words=2, halves=2))
+    plan = make_plan(RankConfig(queries=QUERY, seed=3, permutations=50, bootstrap=Bootstrap(words=2, halves=2)))
     # A ModelSource object given by the user travels to the workers by pickle.
     array = ArraySource("arr", GENDER_WORDS, np.random.default_rng(7).normal(size=(len(GENDER_WORDS), 6)))
     tasks = [*tasks_of(model_files), ModelTask("arr", array, LoadOptions())]
@@ -383,22 +383,22 @@ def test_cached_run_with_quality_opens_no_model_file(tmp_path, model_files):
     questions.write_text(": gender\nhe she man woman\nman woman he she\ndoctor nurse engineer teacher\n")
     benchmarks = [f"sim:{pairs}", f"analogy:{questions}"]
     models = [f"glove:{p}" for p in model_files]
-    options = dict(queries=QUERY, metrics=["WEAT", "SAME"], permutations=0, quality=benchmarks, progress=False)
+    options = dict(queries=QUERY, metrics=["WEAT", "SAME"], permutations=0, quality=benchmarks)
     root = tmp_path / "cache"
-    first = rank(models, cache=root, **options)
+    first = rank(models, **options, execution=Execution(cache=root, progress=False))
     assert len(cache_entries(root, "quality")) == 3
     with opens(model_files) as opened:
-        again = rank(models, cache=root, **options)
+        again = rank(models, **options, execution=Execution(cache=root, progress=False))
     assert opened == [] and [m["cache"] for m in again.manifest["models"]] == ["hit"] * 3
     pd.testing.assert_frame_equal(again.quality, first.quality)
     assert again.rankings.to_csv() == first.rankings.to_csv()
     # one model at a time, cached or not: the table of one evaluate_quality over every model
     expected = evaluate_quality(models, benchmarks, progress=False)
     pd.testing.assert_frame_equal(first.quality, expected)
-    pd.testing.assert_frame_equal(rank(models, cache=False, **options).quality, expected)
+    pd.testing.assert_frame_equal(rank(models, **options, execution=Execution(cache=False, progress=False)).quality, expected)
     pairs.write_text("he she 5.0\nman woman 6.0\ndoctor nurse 7.0\nengineer teacher 4.0\n")  # a new benchmark file
     with opens(model_files) as opened:
-        changed = rank(models, cache=root, **options)
+        changed = rank(models, **options, execution=Execution(cache=root, progress=False))
     assert sorted(set(opened)) == [str(p) for p in model_files]  # scores are hits; quality is computed again
     pd.testing.assert_frame_equal(changed.quality, evaluate_quality(models, benchmarks, progress=False))
 
@@ -421,7 +421,8 @@ def test_a_run_collects_cycles_less_often_and_puts_the_collector_back(monkeypatc
 
     monkeypatch.setattr(pipeline, "score_models", spy)
     before, frozen = gc.get_threshold(), gc.get_freeze_count()
-    rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10, cache=False, progress=False)
+    rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10,
+         execution=Execution(cache=False, progress=False))
     assert seen[0][0] == RUN_GC_THRESHOLD and seen[0][1] > frozen
     assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
 
@@ -430,7 +431,8 @@ def test_a_run_collects_cycles_less_often_and_puts_the_collector_back(monkeypatc
 
     monkeypatch.setattr(pipeline, "score_models", fail)
     with pytest.raises(KeyboardInterrupt):
-        rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10, cache=False, progress=False)
+        rank(["glove-6b-50d"], queries="religion", metrics=["WEAT"], permutations=10,
+             execution=Execution(cache=False, progress=False))
     assert gc.get_threshold() == before and gc.get_freeze_count() == frozen
 
 
@@ -521,7 +523,8 @@ def test_a_worker_keeps_the_runs_context_between_its_jobs_and_a_new_run_gets_its
     from wefe_same.run.executors import Processes
     from wefe_same.scoring.context import ScoringContext
 
-    plan = make_plan(RankConfig(queries=[QUERY], metrics=["WEAT"], permutations=0, progress=False))
+    plan = make_plan(RankConfig(queries=[QUERY], metrics=["WEAT"], permutations=0,
+                                execution=Execution(progress=False)))
     first, second = ScoringContext(plan), ScoringContext(plan)
     assert first.worker_key != second.worker_key
     with Processes(1) as pool:  # one worker: every job in one process, each with its own pickled copy

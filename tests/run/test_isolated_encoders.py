@@ -14,7 +14,7 @@ import subprocess
 import sys
 import types
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.errors import WarningLog
 
 QUERY = Query([WordSet("male", ["he", "man", "boy"]), WordSet("female", ["she", "woman", "girl"])],
@@ -42,7 +42,7 @@ def test_an_encoder_read_in_its_own_worker_scores_the_same_bytes_and_stays_out_o
     child = json.loads(out.stdout.strip().splitlines()[-1])
     assert child["parent_imported"] == []  # the encoder ran elsewhere
     here = rank(models=[MODEL], queries=QUERY, metrics=["WEAT", "MAC", "RNSB"], seed=3, permutations=50,
-                cache=False, progress=False)
+                execution=Execution(cache=False, progress=False))
     assert child["scores"] == (here.scores["WEAT"].to_json(double_precision=15)
                                + here.scores["MAC"].to_json(double_precision=15)
                                + here.scores["RNSB"].to_json(double_precision=15))
@@ -146,8 +146,8 @@ def test_the_onnx_worker_reads_beside_the_static_models_and_scores_the_same_byte
     assert out.returncode == 0, out.stderr[-2000:]
     child = json.loads(out.stdout.strip().splitlines()[-1])
     assert child["parent_imported"] == [] and child["alive"] == [1]  # GloVe read while the worker lived
-    here = rank(models=models, queries=QUERY, metrics=["WEAT", "RNSB"], seed=3, permutations=50, cache=False,
-                progress=False)
+    here = rank(models=models, queries=QUERY, metrics=["WEAT", "RNSB"], seed=3, permutations=50,
+                execution=Execution(cache=False, progress=False))
     assert child["scores"] == here.scores["WEAT"].to_json(double_precision=15) + here.scores["RNSB"].to_json(
         double_precision=15)
 

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 from conftest import GENDER_WORDS, write_glove
 
-from wefe_same import rank
+from wefe_same import Execution, rank
 from wefe_same.analysis import lipstick as analysis_lipstick
 from wefe_same.analysis.lipstick import LipstickSettings
 from wefe_same.errors import WefeSameWarning
@@ -137,12 +137,12 @@ def model_file(tmp_path_factory):
     return write_glove(tmp_path_factory.mktemp("model") / "m.txt", words, vectors)
 
 
-def _rank(model_file, toy_query, **options):
+def _rank(model_file, toy_query, cache):
     models = [f"glove:{model_file}", f"glove:{model_file}+hard-debias"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # the hard-debias lists' words the small model lacks
-        return rank(models, [toy_query], metrics=["WEAT"], permutations=0, progress=False, lipstick=SETTINGS,
-                    **options).debias_lipstick
+        return rank(models, [toy_query], metrics=["WEAT"], permutations=0, lipstick=SETTINGS,
+                    execution=Execution(cache=cache, progress=False)).debias_lipstick
 
 
 def _state(folder) -> dict[str, tuple[bytes, int]]:

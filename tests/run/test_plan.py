@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, snapshot, write_glove
 
-from wefe_same import rank
+from wefe_same import Encoding, Execution, External, rank
 from wefe_same.cli import main
 from wefe_same.errors import MetricError, ModelError, QueryError, WefeSameWarning
 from wefe_same.query.expand import query_set_weights
@@ -44,17 +44,21 @@ BAD_ARGUMENTS = [
     ({"nan_policy": "drop"}, "'nan_policy' parameter of rank"),
     ({"correlation": "pearson"}, "'correlation' parameter of rank"),
     ({"permutations": -5}, "'permutations' parameter of rank"),
-    ({"bootstrap": -1}, "'bootstrap' parameter of rank must be an integer >= 0. Got -1"),
-    ({"bootstrap_words": 1.5}, "'bootstrap_words' parameter of rank"),
+    ({"bootstrap": -1}, "'bootstrap' parameter of rank must be an integer >= 0. Got -1"),  # the shorthand's name
+    ({"bootstrap": {"words": 1.5}}, "'words' parameter of Bootstrap"),
+    ({"bootstrap": {"wrods": 1}}, "'bootstrap' parameter of rank has no setting 'wrods'; Bootstrap takes subqueries, "
+                                  "words, halves"),
     ({"missing_threshold": 1.5}, "'missing_threshold' parameter of rank must be a number in [0, 1]"),
-    ({"analogy_vocab": 0}, "'analogy_vocab' parameter of rank"),
-    ({"workers": 0}, "'workers' parameter of rank"),
+    ({"quality": {"analogy_vocab": 0}}, "'analogy_vocab' parameter of Quality"),
+    ({"execution": {"workers": 0}}, "'workers' parameter of Execution"),
+    ({"execution": 2}, "'execution' parameter of rank must be an Execution, a mapping of its settings or None"),
     ({"metric_options": {"DirectBias": {"k": 0}}}, "'k' parameter of DirectBias must be an integer >= 1"),
     ({"metric_options": {"DirectBias": {"c": -1}}}, "'c' parameter of DirectBias must be a number >= 0"),
     ({"metric_options": {"RNSB": {"n_iterations": 0}}}, "'n_iterations' parameter of RNSB"),
     ({"metric_options": {"RNSB": {"train_fraction": 0}}}, "'train_fraction' parameter of RNSB must be a number in (0, 1]"),
     ({"templates": ["no slot"]}, "one {word} slot"),
-    ({"unicode_errors": "lenient"}, "'unicode_errors' parameter of rank"),
+    ({"loading": {"unicode_errors": "lenient"}}, "'unicode_errors' parameter of Loading"),
+    ({"unicode_errors": "lenient"}, "'unicode_errors' parameter of rank"),  # the flat keyword of earlier versions
 ]
 
 
@@ -70,7 +74,7 @@ def test_a_bad_argument_fails_before_any_model_is_read(kwargs, message, mini):
 def test_a_single_string_is_one_item(mini, tmp_path):
     rng = np.random.default_rng(0)
     model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
-    result = rank(models=model, queries=mini, metrics="WEAT", cache=False)
+    result = rank(models=model, queries=mini, metrics="WEAT", execution=Execution(cache=False))
     assert list(result.rankings.columns) == ["WEAT"] and list(result.rankings.index) == ["m"]
 
 
@@ -100,7 +104,7 @@ def test_a_word_in_two_target_sets_is_reported(tmp_path, mini):
     rng = np.random.default_rng(0)
     model = str(write_glove(tmp_path / "m.txt", GENDER_WORDS, rng.normal(size=(12, 4))))
     with pytest.warns(WefeSameWarning, match="share 1 word: man"):
-        result = rank(models=[model], queries=str(path), metrics=["WEAT"], cache=False)
+        result = rank(models=[model], queries=str(path), metrics=["WEAT"], execution=Execution(cache=False))
     assert set(result.details["warning"]) == {"target sets 'male' and 'female' share 1 word: man"}
     assert result.manifest["warnings"] == [message]
 
@@ -142,31 +146,13 @@ def test_cli_metric_option_values_are_parsed_and_checked(tmp_path, capsys, mini)
     assert not (tmp_path / "r").exists()
 
 
-def test_rank_takes_exactly_the_options_of_rank_config():
-    """rank's parameters are RankConfig's fields: same names, order, defaults and kinds."""
-    import dataclasses
-    import inspect
-
-    from wefe_same.run.config import RankConfig
-
-    def shape(func):  # rank's *positional: seed and metric_options by position, for one version
-        return [(p.name, p.default, p.kind) for p in inspect.signature(func).parameters.values()
-                if p.kind is not inspect.Parameter.VAR_POSITIONAL]
-
-    assert shape(rank) == shape(RankConfig)
-    assert [p.name for p in inspect.signature(rank).parameters.values() if p.name != "positional"] == [
-        f.name for f in dataclasses.fields(RankConfig) if f.name != "_"]
-    kinds = {p.name: p.kind for p in inspect.signature(rank).parameters.values()}
-    assert kinds["seed"] is kinds["metric_options"] is inspect.Parameter.KEYWORD_ONLY
-
-
 def test_seed_and_metric_options_by_position_still_work_with_one_future_warning(toy_query):
     from wefe_same.models import ArraySource
 
     models = [ArraySource(f"m{i}", ["he", "man", "she", "woman", "doctor", "engineer", "nurse", "teacher"],
                           np.random.default_rng(i).normal(size=(8, 4))) for i in range(3)]
     options = {"WEAT": {"alternative": "two-sided"}}
-    common = dict(permutations=50, cache=False, progress=False)
+    common = dict(permutations=50, execution=Execution(cache=False, progress=False))
     with pytest.warns(FutureWarning, match=r"give seed and metric_options by keyword, rank\(models, queries, "
                                            r"metrics, seed=5, metric_options=\{'WEAT'"):
         old = rank(models, [toy_query], ["WEAT"], 5, options, **common)
@@ -181,10 +167,10 @@ def test_seed_and_metric_options_by_position_still_work_with_one_future_warning(
 @pytest.mark.parametrize("options, error, message", [
     ({"seed": -1}, InvalidParameterError, "'seed' parameter of rank"),
     ({"ties": "avg"}, InvalidParameterError, "'ties' parameter of rank must be one of 'min'"),
-    ({"templates": ["no slot"]}, InvalidParameterError, "one {word} slot"),
-    ({"workers": 0}, InvalidParameterError, "'workers' parameter of rank"),
-    ({"higher_is_better": "x"}, InvalidParameterError, "no external table"),
-    ({"cache": 3}, InvalidParameterError, "'cache' parameter of rank"),
+    ({"encoding": {"templates": ["no slot"]}}, InvalidParameterError, "one {word} slot"),
+    ({"execution": {"workers": 0}}, InvalidParameterError, "'workers' parameter of Execution"),
+    ({"external": {"higher_is_better": "x"}}, InvalidParameterError, "no external table"),
+    ({"execution": {"cache": 3}}, InvalidParameterError, "'cache' parameter of Execution"),
     ({"metrics": ["WAET"]}, MetricError, "WAET"),
     ({"metric_options": {"WEAT": {"nope": 1}}}, MetricError, "nope"),
 ])
@@ -199,11 +185,12 @@ def test_rank_config_normalises_lists_and_comes_from_the_command_line():
     from wefe_same.cli import build_parser
     from wefe_same.run.config import RankConfig
 
-    config = RankConfig(metrics="WEAT", quality="ws353", templates="A {word}.", higher_is_better="x", external="e.csv")
-    assert (config.metrics, config.quality, config.templates, config.higher_is_better) == (
+    config = RankConfig(metrics="WEAT", quality="ws353", encoding=Encoding(templates="A {word}."),
+                        external=External(table="e.csv", higher_is_better="x"))
+    assert (config.metrics, config.quality.benchmarks, config.encoding.templates, config.external.higher_is_better) == (
         ("WEAT",), ("ws353",), ("A {word}.",), ("x",))
     args = build_parser().parse_args(["rank", "--metrics", "WEAT", "--ties", "dense", "--template", "A {word}.",
                                       "--no-subwords"])
-    config = RankConfig.from_namespace(args, metric_options={}, cache=False)
-    assert (config.metrics, config.ties, config.templates, config.subwords, config.cache) == (
-        ("WEAT",), "dense", ("A {word}.",), False, False)
+    config = RankConfig.from_namespace(args, metric_options={}, execution=Execution(cache=False))
+    assert (config.metrics, config.ties, config.encoding.templates, config.loading.subwords,
+            config.execution.cache) == (("WEAT",), "dense", ("A {word}.",), False, False)

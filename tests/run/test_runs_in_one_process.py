@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.models import ArraySource
 
 MALE = ["he", "man", "boy", "father", "king", "son"]
@@ -50,7 +50,7 @@ RUNS = {
 def run(name: str):
     first, n, dim = RUNS[name]["models"]
     return rank(models(first, n, dim), queries=QUERIES, metrics=METRICS, seed=RUNS[name]["seed"],
-                permutations=RUNS[name]["permutations"], cache=False, progress=False)
+                permutations=RUNS[name]["permutations"], execution=Execution(cache=False, progress=False))
 
 
 def digest(result) -> str:

@@ -9,6 +9,7 @@ import json
 import pytest
 from conftest import error_lines, users_folder
 
+from wefe_same import Execution, rank
 from wefe_same.cli import main
 from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import ModelTask
@@ -94,10 +95,13 @@ def test_resolve_keeps_a_number_and_measures_for_auto(tmp_path):
 
 @pytest.mark.parametrize("value", [0, -1, "many", 1.5, True, None])
 def test_a_bad_workers_value_is_refused_naming_auto(value):
-    with pytest.raises(InvalidParameterError, match=r"""The 'workers' parameter of rank must be an integer >= 1 """
-                                                    r"""or "auto"\. Got"""):
-        RankConfig(workers=value)
-    assert RankConfig(workers="auto").workers == "auto" and RankConfig(workers=2).workers == 2
+    with pytest.raises(InvalidParameterError, match=r"""The 'workers' parameter of Execution must be an integer """
+                                                    r""">= 1 or "auto"\. Got"""):
+        Execution(workers=value)
+    with pytest.raises(InvalidParameterError, match=r"""The 'workers' parameter of rank must be an integer >= 1 """):
+        rank(workers=value)  # the flat keyword of earlier versions, as the CLI's --workers
+    assert RankConfig(execution={"workers": "auto"}).execution.workers == "auto"
+    assert RankConfig(execution=Execution(workers=2)).execution.workers == 2
 
 
 def test_the_cli_says_what_auto_chose_and_the_manifest_records_it(tmp_path, monkeypatch, capsys):

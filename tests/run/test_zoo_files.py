@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS, MINI_QUERY, no_hang, write_glove
 
-from wefe_same import rank
+from wefe_same import Execution, Loading, rank
 from wefe_same.cli import main
 from wefe_same.errors import ModelError
 from wefe_same.run.zoo import load_models_file
@@ -58,13 +58,13 @@ def test_skip_unloadable_ranks_the_rest_and_records_the_skipped(zoo, capsys):
 
 def test_skip_unloadable_with_nothing_left_is_an_error(zoo):
     with pytest.raises(ModelError, match="2 of the 2 models cannot be used"):
-        rank(["nosuchmodel", "glove:absent.txt"], queries=str(zoo / "mini.toml"), skip_unloadable=True,
-             cache=False, progress=False)
+        rank(["nosuchmodel", "glove:absent.txt"], queries=str(zoo / "mini.toml"),
+             loading=Loading(skip_unloadable=True), execution=Execution(cache=False, progress=False))
 
 
 def test_without_bad_models_the_manifest_has_no_skipped_entry(zoo):
     result = rank([str(zoo / "good0.txt")], queries=str(zoo / "mini.toml"), metrics="WEAT", permutations=0,
-                  skip_unloadable=True, cache=False, progress=False)
+                  loading=Loading(skip_unloadable=True), execution=Execution(cache=False, progress=False))
     assert "skipped_models" not in result.manifest and result.manifest["settings"]["skip_unloadable"] is True
 
 
@@ -87,7 +87,7 @@ def test_numeric_metadata_enter_the_correlations_like_external_columns(zoo):
         "".join(f'[[models]]\nspec = "glove:good{i}.txt"\nname = "m{i}"\nfamily = "f{i % 2}"\n'
                 f"parameters = {10 ** (i + 1)}\n" for i in range(3)))
     result = rank(queries=str(zoo / "mini.toml"), metrics=["WEAT", "SAME"], permutations=0,
-                  models_file=zoo / "zoo.toml", cache=False, progress=False)
+                  models_file=zoo / "zoo.toml", execution=Execution(cache=False, progress=False))
     assert list(result.rankings.index) == ["m0", "m1", "m2"]
     assert "external:parameters" in result.aggregates.columns and "external:family" not in result.aggregates
     assert result.aggregates["external:parameters"].tolist() == [10.0, 100.0, 1000.0]
@@ -96,7 +96,8 @@ def test_numeric_metadata_enter_the_correlations_like_external_columns(zoo):
     ext = zoo / "ext.csv"
     ext.write_text("model,parameters\nm0,10\nm1,100\nm2,1000\n")
     direct = rank([f"m{i}=glove:{zoo}/good{i}.txt" for i in range(3)], queries=str(zoo / "mini.toml"),
-                  metrics=["WEAT", "SAME"], permutations=0, external=ext, cache=False, progress=False)
+                  metrics=["WEAT", "SAME"], permutations=0, external=ext,
+                  execution=Execution(cache=False, progress=False))
     assert result.correlations.equals(direct.correlations)
 
 
@@ -104,8 +105,8 @@ def test_globs_given_to_models_expand_sorted(zoo, monkeypatch):
     # the file system lists them in reverse: the run still takes them in sorted order
     real = glob.glob
     monkeypatch.setattr(glob, "glob", lambda *a, **k: sorted(real(*a, **k), reverse=True))
-    result = rank("glove:" + str(zoo / "good*.txt"), queries=str(zoo / "mini.toml"), metrics="WEAT",
-                  permutations=0, cache=False, progress=False)
+    result = rank("glove:" + str(zoo / "good*.txt"), queries=str(zoo / "mini.toml"), metrics="WEAT", permutations=0,
+                  execution=Execution(cache=False, progress=False))
     assert list(result.rankings.index) == ["good0", "good1", "good2"]
 
 
@@ -117,7 +118,7 @@ def test_a_models_file_that_is_not_a_regular_file_is_refused_at_once(zoo, kind):
     else:
         path.symlink_to("/dev/zero")
     with no_hang(10), pytest.raises(ModelError) as err:
-        rank(models_file=path, queries=str(zoo / "mini.toml"), cache=False, progress=False)
+        rank(models_file=path, queries=str(zoo / "mini.toml"), execution=Execution(cache=False, progress=False))
     assert str(path) in str(err.value) and "not a regular file" in str(err.value)
 
 
@@ -133,7 +134,7 @@ def test_bad_models_files_give_one_line_errors_naming_the_file(zoo, text, suffix
     path = zoo / f"zoo{suffix}"
     path.write_text(text)
     with pytest.raises(ModelError) as err:
-        rank(models_file=path, queries=str(zoo / "mini.toml"), cache=False, progress=False)
+        rank(models_file=path, queries=str(zoo / "mini.toml"), execution=Execution(cache=False, progress=False))
     assert str(path) in str(err.value)
     assert fragment in str(err.value) and "\n" not in str(err.value)
 
@@ -145,8 +146,8 @@ def test_a_path_missing_beside_the_models_file_is_never_read_from_the_working_fo
     (zoo / "elsewhere" / "zoo.csv").write_text(f'spec\n"{spec}"\n')
     np.save(zoo / "e.npy", np.ones((12, 5)))  # beside the working folder, not the models file
     with pytest.raises(ModelError) as err:
-        rank(models_file=zoo / "elsewhere" / "zoo.csv", queries=str(zoo / "mini.toml"), cache=False,
-             progress=False)
+        rank(models_file=zoo / "elsewhere" / "zoo.csv", queries=str(zoo / "mini.toml"),
+             execution=Execution(cache=False, progress=False))
     assert str(zoo / "elsewhere") in str(err.value) and "no such file" in str(err.value)
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.models import ArraySource
 
 MALE = ["he", "man", "boy", "father", "king"]
@@ -58,7 +58,7 @@ def assert_same(alone: dict[str, pd.Series], among: dict[str, pd.Series], label:
 def run(models) -> object:
     # Each run has a memo of its own (RNSB's classifiers, WEAT's splits): a model scored
     # alone does not read what the zoo's run computed.
-    return rank(models, queries=QUERIES, seed=7, permutations=200, cache=False, progress=False)
+    return rank(models, queries=QUERIES, seed=7, permutations=200, execution=Execution(cache=False, progress=False))
 
 
 def check_zoo(models, probes) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from conftest import GENDER_WORDS
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.metrics import METRICS
 from wefe_same.models import ArraySource
 from wefe_same.scoring.vectors import build_table
@@ -26,8 +26,8 @@ MATRIX = np.random.default_rng(0).normal(size=(len(GENDER_WORDS), 8))
 @pytest.mark.parametrize("scale", [1e200, 1e-200])
 def test_every_metric_scores_a_scaled_model_as_the_unscaled_one(scale):
     sources = [ArraySource("base", GENDER_WORDS, MATRIX), ArraySource("scaled", GENDER_WORDS, MATRIX * scale)]
-    result = rank(sources, [QUERY], metrics=list(METRICS), permutations=0, cache=False, progress=False,
-                  metric_options={"RND": {"normalize": True}})
+    result = rank(sources, [QUERY], metrics=list(METRICS), permutations=0,
+                  metric_options={"RND": {"normalize": True}}, execution=Execution(cache=False, progress=False))
     assert set(result.scores) == set(METRICS)
     for name, matrix in result.scores.items():
         base, scaled = matrix.loc["base"].to_numpy(), matrix.loc["scaled"].to_numpy()
@@ -40,8 +40,8 @@ def test_every_metric_scores_a_scaled_model_as_the_unscaled_one(scale):
 @pytest.mark.parametrize("scale", [1e200, 1e-200])
 def test_rnd_on_raw_vectors_scales_with_the_model(scale):
     sources = [ArraySource("base", GENDER_WORDS, MATRIX), ArraySource("scaled", GENDER_WORDS, MATRIX * scale)]
-    result = rank(sources, [QUERY], metrics=["RND"], permutations=0, cache=False, progress=False,
-                  metric_options={"RND": {"normalize": False}})
+    result = rank(sources, [QUERY], metrics=["RND"], permutations=0, metric_options={"RND": {"normalize": False}},
+                  execution=Execution(cache=False, progress=False))
     matrix = result.scores["RND"]
     np.testing.assert_allclose(matrix.loc["scaled"] / scale, matrix.loc["base"], rtol=1e-12, atol=0)
 

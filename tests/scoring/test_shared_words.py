@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from wefe_same import Query, WordSet, rank
+from wefe_same import Execution, Query, WordSet, rank
 from wefe_same.models import ArraySource
 
 WORDS = ["he", "man", "boy", "she", "woman", "girl", "doctor", "engineer", "pilot", "nurse", "teacher", "dancer"]
@@ -30,9 +30,9 @@ def sources(lacking=None):
 
 def test_shared_words_equal_the_query_without_the_missing_word():
     shared = rank(sources(lacking="engineer"), [query()], METRICS, shared_words=True, permutations=0,
-                  cache=False, missing_threshold=0.5)
-    removed = rank(sources(), [query(drop=("engineer",))], METRICS, permutations=0, cache=False,
-                   missing_threshold=0.5)
+                  missing_threshold=0.5, execution=Execution(cache=False))
+    removed = rank(sources(), [query(drop=("engineer",))], METRICS, permutations=0, missing_threshold=0.5,
+                   execution=Execution(cache=False))
     for metric in METRICS:
         np.testing.assert_allclose(shared.scores[metric].to_numpy(), removed.scores[metric].to_numpy(),
                                    rtol=0, atol=1e-15, err_msg=metric)
@@ -44,10 +44,10 @@ def test_shared_words_equal_the_query_without_the_missing_word():
 
 def test_an_aligned_tuple_goes_whole():
     """m2 lacks "girl": "boy" goes too, for every metric and every model."""
-    shared = rank(sources(lacking="girl"), [query()], METRICS, shared_words=True, permutations=0, cache=False,
-                  missing_threshold=0.5)
-    removed = rank(sources(), [query(drop=("boy", "girl"))], METRICS, permutations=0, cache=False,
-                   missing_threshold=0.5)
+    shared = rank(sources(lacking="girl"), [query()], METRICS, shared_words=True, permutations=0,
+                  missing_threshold=0.5, execution=Execution(cache=False))
+    removed = rank(sources(), [query(drop=("boy", "girl"))], METRICS, permutations=0, missing_threshold=0.5,
+                   execution=Execution(cache=False))
     for metric in METRICS:
         np.testing.assert_allclose(shared.scores[metric].to_numpy(), removed.scores[metric].to_numpy(),
                                    rtol=0, atol=1e-15, err_msg=metric)
@@ -55,8 +55,8 @@ def test_an_aligned_tuple_goes_whole():
 
 def test_without_shared_words_a_model_on_fewer_subqueries_is_flagged():
     # m2 lacks "engineer"; a strict threshold makes its subqueries with "career" NaN.
-    result = rank(sources(lacking="engineer"), [query()], ["WEAT", "RND"], permutations=0, cache=False,
-                  missing_threshold=0.0)
+    result = rank(sources(lacking="engineer"), [query()], ["WEAT", "RND"], permutations=0, missing_threshold=0.0,
+                  execution=Execution(cache=False))
     table = result.by_query_set.set_index(["metric", "model", "query_set"])
     assert table.at[("RND", "m2", "overall"), "n_defined"] < table.at[("RND", "m0", "overall"), "n_defined"]
     assert bool(table.at[("RND", "m2", "overall"), "fewer_defined"])

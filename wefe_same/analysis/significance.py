@@ -38,7 +38,7 @@ import numpy as np
 CorrelationMethod = Literal["spearman", "kendall"]
 #: "exact" (exact up to EXACT_MAX_MODELS models, a seeded permutation test above) or
 #: "asymptotic" (scipy's approximation, only where asked for); the command line's choices
-#: are :data:`wefe_same.run.choices.PVALUE_METHODS` (kept equal by a test).
+#: are :data:`wefe_same.options.choices.PVALUE_METHODS` (kept equal by a test).
 PValueMethod = Literal["exact", "asymptotic"]
 #: Holm (family-wise error) or Benjamini–Hochberg (false discovery rate).
 PAdjust = Literal["holm", "bh"]

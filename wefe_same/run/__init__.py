@@ -1,1 +1,1 @@
-"""Running a ranking: options, the plan, the per-model cache, executors and the stages of rank."""
+"""Running a ranking: the checked config, the plan, the per-model cache, executors and the stages of rank."""

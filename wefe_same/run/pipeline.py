@@ -88,28 +88,31 @@ def _run(config: RankConfig, started: float) -> RankResult:
         prepared = prepare(config)
     plan = prepared.plan
     words = WordTable()  # each model's per-word rows go here as its scores come in
-    workers = resolve_workers(config.workers, prepared.tasks, device=config.device, scheduler=config.scheduler,
+    workers = resolve_workers(config.execution.workers, prepared.tasks, device=config.execution.device,
+                              scheduler=config.execution.scheduler,
                               unsendable=sendable_problem(plan.specs))
     with log.capture():
         per_model, cache_status = score_models(plan, prepared.tasks, workers=workers.workers,
-                                               scheduler=config.scheduler, cache=prepared.cache,
-                                               progress=config.progress, words=words, log=log)
+                                               scheduler=config.execution.scheduler, cache=prepared.cache,
+                                               progress=config.execution.progress, words=words, log=log)
     with log.capture():
         scores = score_matrices(per_model, plan)
         agg = aggregate_run(scores, plan.specs, plan.column_sets, plan.weights, ties=plan.ties,
                             nan_policy=plan.nan_policy)
-        quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.analogy_vocab,
-                                cache=prepared.cache, progress=config.progress) if prepared.benchmarks else None
+        quality = quality_table(prepared.tasks, prepared.benchmarks, analogy_vocab=config.quality.analogy_vocab,
+                                cache=prepared.cache, progress=config.execution.progress,
+                                ) if prepared.benchmarks else None
         by_scoring = tables_by_scoring(
-            prepared.tasks, prepared.likelihood, scorings=config.likelihood_scoring,  # type: ignore[arg-type]
-            device=config.device, trust_pickle=config.trust_pickle, cache=prepared.cache,
+            prepared.tasks, prepared.likelihood, scorings=config.likelihood.scoring,
+            device=config.execution.device, trust_pickle=config.loading.trust_pickle, cache=prepared.cache,
             hashes=prepared.likelihood_hashes) if prepared.likelihood else {}
         # The first scoring is the one ranked; the others only feed the sensitivity table.
-        likelihood, likelihood_items = (by_scoring[config.likelihood_scoring[0]]  # type: ignore[index]
+        likelihood, likelihood_items = (by_scoring[config.likelihood.scoring[0]]
                                         if by_scoring else (None, None))
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
-                           external=prepared.external, higher_is_better=config.higher_is_better, debias_pairs=pairs)
+                           external=prepared.external, higher_is_better=config.external.higher_is_better,
+                           debias_pairs=pairs)
         lipstick = None
         if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
             by_name = {t.name: t for t in prepared.tasks}
@@ -122,7 +125,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
                                               list(agg.aggregates.index), plan.ties)
     manifest = make_manifest(config, plan, per_model, cache_status, log.messages,
                              skipped=prepared.skipped, metadata=prepared.metadata)
-    manifest["workers"] = workers.manifest(config.workers)
+    manifest["workers"] = workers.manifest(config.execution.workers)
     manifest["wall_time_seconds"] = round(time.perf_counter() - started, 3)
     return RankResult(
         scores=scores, aggregates=analysed.aggregates, rankings=analysed.rankings,
@@ -153,14 +156,14 @@ def prepare(config: RankConfig) -> Run:
         given = [] if models is None else [models] if isinstance(models, (str, ModelSource)) else list(models)
         models = [*given, *zoo.specs]
     variants: list[Variant] = []
-    if config.vary is not None:
+    if config.encoding.vary is not None:
         models, variants = vary_models(models, config)
-    tasks = make_tasks(models, config.load_options(), skip_unloadable=config.skip_unloadable, skipped=skipped)
-    benchmarks = [load_benchmark(b) for b in config.quality or ()]
+    tasks = make_tasks(models, config.load_options(), skip_unloadable=config.loading.skip_unloadable, skipped=skipped)
+    benchmarks = [load_benchmark(b) for b in config.quality.benchmarks]
     names = [t.name for t in tasks]
     external = None
-    if config.external is not None:
-        external = load_external(config.external, names, higher_is_better=config.higher_is_better)
+    if config.external.table is not None:
+        external = load_external(config.external.table, names, higher_is_better=config.external.higher_is_better)
     metadata: dict[str, dict[str, Any]] = {}
     if zoo is not None:
         by_spec = {t.spec: t.name for t in tasks if isinstance(t.spec, str) and t.spec in zoo.metadata}
@@ -181,8 +184,9 @@ def prepare(config: RankConfig) -> Run:
         warnings.warn(skipped_warning(skipped), WefeSameWarning, stacklevel=4)
     root = config.cache_root()
     cache = None if root is False else ModelCache(root)
-    likelihood, hashes = load_likelihood_data(config.likelihood, allow_download=config.allow_download,
-                                              cache=likelihood_cache_dir(root)) if config.likelihood else ({}, [])
+    benchmarks_files = config.likelihood.benchmarks
+    likelihood, hashes = load_likelihood_data(benchmarks_files, allow_download=config.loading.allow_download,
+                                              cache=likelihood_cache_dir(root)) if benchmarks_files else ({}, [])
     return Run(config, plan, tasks, variants, benchmarks, external, likelihood, hashes, cache, skipped, metadata)
 
 
@@ -191,7 +195,7 @@ def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | Mode
     if models is None or isinstance(models, (str, ModelSource)):
         models = default_models() if models is None else [models]
     options = config.load_options()
-    return model_variants(list(models), config.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
+    return model_variants(list(models), config.encoding.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
 
 
 def skipped_warning(skipped: list[tuple[str, str]]) -> str:

@@ -22,10 +22,10 @@ from wefe_same.metrics.registry import MetricSpec, is_registered, resolve_metric
 from wefe_same.models.catalog import resolve_models
 from wefe_same.models.sources import ModelSource
 from wefe_same.models.specs import LoadOptions
+from wefe_same.options.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
 from wefe_same.query.expand import Subquery, check_subquery_count, expand_query, query_set_weights
 from wefe_same.query.files import load_queries
 from wefe_same.query.sets import QuerySet
-from wefe_same.run.choices import DEFAULT_QUERIES, CorrelationMethod, NanPolicy, Ties
 from wefe_same.run.config import RankConfig
 from wefe_same.versions import code_digest, package_version
 
@@ -35,7 +35,7 @@ __all__ = ["DEFAULT_QUERIES", "SCORING_CODE", "ModelTask", "RunPlan", "make_plan
 #: Every module ``wefe_same.scoring.model`` imports within the package is here
 #: (tests/run/test_cache.py checks the import closure).
 SCORING_CODE = ("query", "metrics", "models", "scoring", "analysis/__init__.py", "analysis/ranking.py",
-                "run/__init__.py", "run/plan.py", "run/choices.py", "run/config.py",
+                "options", "run/__init__.py", "run/plan.py", "run/config.py",
                 "cachedir.py", "errors.py", "interrupts.py", "plugins.py", "processes.py", "validation.py",
                 "versions.py")
 
@@ -180,8 +180,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    missing_threshold=config.missing_threshold, ties=config.ties, nan_policy=config.nan_policy,
                    correlation=config.correlation, correlation_pvalues=config.correlation_pvalues,
                    correlation_resamples=config.correlation_resamples, p_adjust=config.p_adjust,
-                   permutations=config.permutations, bootstrap=config.bootstrap,
-                   bootstrap_words=config.bootstrap_words, halves=config.halves,
+                   permutations=config.permutations, bootstrap=config.bootstrap.subqueries,
+                   bootstrap_words=config.bootstrap.words, halves=config.bootstrap.halves,
                    shared_words=config.shared_words, warnings=load_warnings,
                    custom_metrics=tuple(s for s in specs if not is_registered(s)))
     # Counted before anything is expanded: a query of 2,000 sets would otherwise build
