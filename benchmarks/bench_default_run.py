@@ -80,7 +80,7 @@ def stage_functions() -> list[tuple[str, object]]:
     rows += [(label, get(module, name)) for label, module, name in [
         ("score matrices", "scoring.matrices", "score_matrices"),
         ("aggregate, rank", "analysis.ranking", "aggregate_run"),
-        ("quality columns (cached per model)", "run.quality", "quality_table"),
+        ("quality columns (cached per model)", "run.evaluators.quality", "quality_table"),
         ("analyse: correlations, intervals", "analysis.analyse", "analyse"),
         ("manifest", "run.manifest", "make_manifest"),
         ("save the results folder (total)", "result", "RankResult.save"),

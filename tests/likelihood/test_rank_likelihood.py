@@ -132,7 +132,7 @@ def test_options_are_checked_before_any_work(setup):
 
 
 def test_a_second_run_reads_the_tables_from_the_cache(setup, tmp_path, monkeypatch):
-    import wefe_same.run.likelihood as stage
+    import wefe_same.run.evaluators.likelihood as stage
 
     root, crows, _ = setup
     args = dict(metrics=["WEAT"], permutations=0, likelihood=[f"crows-pairs={crows}"],

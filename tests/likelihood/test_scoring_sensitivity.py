@@ -20,7 +20,7 @@ from wefe_same import Execution, Likelihood, Query, WordSet, rank
 from wefe_same.analysis.measurement import COLUMNS, setting_sensitivity
 from wefe_same.likelihood import load_language_model, score_crows
 from wefe_same.likelihood.data import read_crows_pairs
-from wefe_same.run.likelihood import scoring_sensitivity
+from wefe_same.run.evaluators.likelihood import scoring_sensitivity
 from wefe_same.validation import InvalidParameterError
 
 QUERY = Query([WordSet("male", ["he", "man"]), WordSet("female", ["she", "woman"])],
@@ -124,7 +124,7 @@ def test_masked_models_differ_between_options_and_the_causal_one_does_not(setup,
 
 
 def test_a_second_run_under_every_option_opens_no_model(setup, several, monkeypatch):
-    import wefe_same.run.likelihood as stage
+    import wefe_same.run.evaluators.likelihood as stage
 
     _, _, specs, args = setup
     monkeypatch.setattr(stage, "load_language_model", lambda *_, **__: pytest.fail("a model was loaded again"))

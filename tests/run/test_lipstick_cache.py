@@ -1,4 +1,4 @@
-"""The lipstick tests (Gonen & Goldberg 2019) in the run cache (wefe_same.run.lipstick):
+"""The lipstick tests (Gonen & Goldberg 2019) in the run cache (wefe_same.run.evaluators.lipstick):
 a second run reads each (base, variant) pair's rows and computes no test; a model without
 an identity is never cached; ``cache=False`` neither reads nor writes."""
 
@@ -18,9 +18,9 @@ from wefe_same.analysis import lipstick as analysis_lipstick
 from wefe_same.analysis.lipstick import LipstickSettings
 from wefe_same.errors import WefeSameWarning
 from wefe_same.models.base import ModelSource
-from wefe_same.run import lipstick as run_lipstick
 from wefe_same.run.cache import ModelCache, lipstick_key
-from wefe_same.run.lipstick import lipstick_rows
+from wefe_same.run.evaluators import lipstick as run_lipstick
+from wefe_same.run.evaluators.lipstick import lipstick_rows
 
 SETTINGS = {"words": 20, "train": 20, "test": 60, "neighbours": 5, "neighbour_words": 40, "seeds": 2}
 SMALL = LipstickSettings(**SETTINGS, vocab=1000)

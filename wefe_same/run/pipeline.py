@@ -10,11 +10,11 @@ score       one job per model: lookup pass + metrics,    :mod:`wefe_same.run.sco
             (``workers="auto"``: how many)               :mod:`wefe_same.run.workers`
 aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring.model`,
             order, rankings                              :mod:`wefe_same.analysis.ranking`
-quality     benchmark rows per model, cached             :mod:`wefe_same.run.quality`
-likelihood  CrowS-Pairs / StereoSet per language model   :mod:`wefe_same.run.likelihood`
+quality     benchmark rows per model, cached             :mod:`wefe_same.run.evaluators.quality`
+likelihood  CrowS-Pairs / StereoSet per language model   :mod:`wefe_same.run.evaluators.likelihood`
 analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
             intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`,
-            lipstick tests of debiased variants, cached      :mod:`wefe_same.run.lipstick`
+            lipstick tests of debiased variants, cached      :mod:`wefe_same.run.evaluators.lipstick`
 result      the :class:`~wefe_same.result.RankResult`    :mod:`wefe_same.run.manifest`
             and its manifest
 ==========  ===========================================  =====================================
@@ -46,11 +46,16 @@ from wefe_same.quality import load_benchmark
 from wefe_same.result import RankResult
 from wefe_same.run.cache import ModelCache
 from wefe_same.run.config import ModelsLike, RankConfig
-from wefe_same.run.likelihood import likelihood_cache_dir, load_likelihood_data, scoring_sensitivity, tables_by_scoring
-from wefe_same.run.lipstick import lipstick_rows
+from wefe_same.run.evaluators.likelihood import (
+    likelihood_cache_dir,
+    load_likelihood_data,
+    scoring_sensitivity,
+    tables_by_scoring,
+)
+from wefe_same.run.evaluators.lipstick import lipstick_rows
+from wefe_same.run.evaluators.quality import Dataset, quality_table
 from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
-from wefe_same.run.quality import Dataset, quality_table
 from wefe_same.run.score import score_models
 from wefe_same.run.workers import resolve_workers
 from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table

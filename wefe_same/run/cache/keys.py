@@ -30,11 +30,11 @@ VECTORS_CODE = ("models", "metrics", "query/__init__.py", "query/sets.py", "quer
                 "scoring/vectors.py", "scoring/usable.py",
                 *SHARED_CODE)
 #: The code that turns a model into its quality rows, and every module it imports.
-QUALITY_CODE = ("quality", "run/quality.py", *VECTORS_CODE)
+QUALITY_CODE = ("quality", "run/evaluators/quality.py", *VECTORS_CODE)
 #: The code that turns a language model into its likelihood tables, and every module it imports.
-LIKELIHOOD_CODE = ("likelihood", "run/likelihood.py", *VECTORS_CODE)
+LIKELIHOOD_CODE = ("likelihood", "run/evaluators/likelihood.py", *VECTORS_CODE)
 #: The code that turns a base and its debiased variant into lipstick rows, and every module it imports.
-LIPSTICK_CODE = ("analysis/__init__.py", "analysis/lipstick.py", "run/lipstick.py", *VECTORS_CODE)
+LIPSTICK_CODE = ("analysis/__init__.py", "analysis/lipstick.py", "run/evaluators/lipstick.py", *VECTORS_CODE)
 
 
 def digest(obj: Any) -> str:
