@@ -6,8 +6,8 @@
 from importlib import import_module
 from importlib.util import find_spec
 
-# Names load on first use (PEP 562), so that ``wefe-same`` handles Ctrl-C from its first
-# instant: importing numpy/pandas/scipy up front took ~0.9 s during which Ctrl-C printed a traceback.
+# Names load on first use (PEP 562): importing the package imports no numpy, pandas or scipy,
+# so that ``wefe-same`` handles Ctrl-C from its first instant.
 _EXPORTS = {
     "rank": ".api", "load_model": ".api", "export_vectors": ".api", "seat": ".api", "audit": ".audit",
     "RankResult": ".result",

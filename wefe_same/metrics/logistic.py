@@ -234,9 +234,9 @@ def fit_logistic_batch(problems: Sequence[tuple[np.ndarray, np.ndarray]], *, C: 
     """
     if not problems:
         return np.zeros((0, 0)), np.zeros(0), np.zeros(0)
-    # One thread: these products are small, and extra BLAS threads only contend for the
-    # cores (a stacked QR took 9 s instead of 0.1 s on a busy 2-core machine); the rounding
-    # of a reduction then never depends on the thread count either.
+    # One BLAS thread: these products are small, so extra threads only contend for the
+    # cores, and the rounding of a reduction never depends on the thread count (measured:
+    # benchmarks/RESULTS.md, "Measurements behind the code").
     with one_thread(None):
         return _fit_chunks(problems, C, tol, max_iter)
 

@@ -59,8 +59,8 @@ _BLOCK_BYTES = 256 * 1024
 _CG_FLOOR = 0.1
 #: A Newton step from a float32 gradient at most this share of its value at θ = 0 is the
 #: last on float32 gradients; the gradients are exact from then on, or as soon as a
-#: float32 one stops halving. (1e-2 took the fewest products at 50, 300 and 768 d of
-#: the values 1e-2 … 1e-7 tried.)
+#: float32 one stops halving (the value chosen: benchmarks/RESULTS.md, "Measurements behind
+#: the code").
 _SWITCH = 1e-2
 #: Bytes of the float64 rows per block of an exact pass (:func:`exact_gradients`).
 _EXACT_BLOCK_BYTES = 512 * 1024

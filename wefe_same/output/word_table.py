@@ -245,9 +245,8 @@ class WordTable:
             self._folder = Path(tempfile.mkdtemp(prefix=f"{_PREFIX}{owner_tag()}"))
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._folder, True)
         path = self._folder / f"{position}.arrow"
-        # Arrow's IPC format, not Parquet: the part is read back by this table only, and
-        # writing it takes ~3 ms for a zoo model's 10⁵ rows where Parquet took ~25 ms (its
-        # encodings); zstd makes it smaller than the Parquet part was.
+        # Arrow's IPC format with zstd, not Parquet: the part is read back by this table only,
+        # so no encodings are worth their writing time.
         import pyarrow as pa
 
         table = pa.Table.from_pandas(frame, preserve_index=False)
@@ -348,10 +347,9 @@ class WordTable:
                             schema = pa.schema([pa.field(f.name, pa.dictionary(pa.int32(), pa.string())
                                                          if pa.types.is_dictionary(f.type) else f.type)
                                                 for f in table.schema], metadata=table.schema.metadata)
-                            # Statistics (min, max) of the values only: those of the label
-                            # columns, dictionaries of strings, took half of the writing. The
-                            # values (distinct floats) are not dictionary-encoded: Parquet tried,
-                            # then fell back to plain, a third of the rest (the file is 8 % smaller).
+                            # Statistics (min, max) of the values only, not of the label columns
+                            # (dictionaries of strings); the values (distinct floats) are written
+                            # plain, not dictionary-encoded.
                             labels = [f.name for f in schema if pa.types.is_dictionary(f.type)]
                             writer = pq.ParquetWriter(fh, schema, compression="zstd",
                                                       compression_level=compression_level, use_dictionary=labels,

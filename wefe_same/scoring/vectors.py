@@ -363,22 +363,17 @@ def read_spec(spec: str, options: LoadOptions, words: Collection[str], *, spare_
 
     trim_heap_eagerly()
     # OpenMP threads that wait for a busy core sleep instead of spinning (read when torch
-    # loads its OpenMP runtime, so only before torch's import): on 2 cores that another
-    # process keeps busy, all-MiniLM-L6-v2 took 12.8 s on two spinning threads, 4.6 s on
-    # one, ~4.5 s on two sleeping ones. A user's own setting is kept.
+    # loads its OpenMP runtime, so only before torch's import); a user's own setting is kept.
     if "torch" not in sys.modules:
         os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     source = resolve_model(spec, options)
     if isinstance(source, EncoderSource):
         source.import_runtime()  # frozen below with the rest: the first read's collection skips them
     if isinstance(source, EncoderSource) and spare_core:
-        # The parent scores the previous model meanwhile: torch leaves it one core. Its
-        # threads spin while they wait for a busy core: with one thread per core, forward
-        # passes of tiny encoders took 4x longer on 2 busy cores (bench_encoder_read.py);
-        # the vectors are the same bytes (tests/models/test_tokens.py). On 2 quiet cores it
-        # is a trade: the zoo's marginal time per model 0.54 s (0.75 s with torch's own
-        # thread count); beyond 2 cores it is no trade. A worker's first model (the default
-        # run's only torch one) has every core: the parent waits for it.
+        # The parent scores the previous model meanwhile: torch leaves it one core, so that
+        # torch's waiting threads never contend with the parent; the vectors are the same
+        # bytes (tests/models/test_tokens.py). A worker's first model (the default run's only
+        # torch one) has every core: the parent waits for it.
         source.threads = max(1, len(os.sched_getaffinity(0)) - 1 if hasattr(os, "sched_getaffinity")
                              else (os.cpu_count() or 2) - 1)
     with own_objects_collected():

@@ -345,7 +345,8 @@ class DoubleHardDebiasedSource(ModelSource):
                               "vocab": self.vocab, "pool": self.pool, "representation": list(self.representation),
                               "random_state": self.random_state}
         if self.flavour == "wefe":
-            # What changed with issue 39: WEFE's steps, not the paper's (old caches must not match).
+            # WEFE's steps, not the paper's: an identity of its own (no cache entry of the
+            # paper's steps matches it).
             out["steps"] = "wefe-0.4.1"
         return out
 

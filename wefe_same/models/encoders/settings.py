@@ -42,9 +42,8 @@ NO_CUDA = ("device 'cuda' (--device cuda): torch sees no CUDA device ({why}); us
            "present, else the CPU) or --device cpu")
 
 #: Words or sentences per forward pass. Single words are a few tokens each, so a batch of
-#: 256 pads little and halves the per-call overhead of 32 (sentence-transformers' default):
-#: 3 000 words with all-MiniLM-L6-v2 on 2 busy CPU cores took 25 s in batches of 256 and
-#: 47 s in batches of 32; the ONNX models were alike within noise.
+#: 256 pads little and halves the per-call overhead of 32 (sentence-transformers' default;
+#: measured: benchmarks/RESULTS.md, "Measurements behind the code").
 BATCH_SIZE = 256
 #: Above this many characters the templates in a model's name become a start and a hash.
 LABEL_TEMPLATE_CHARS = 48

@@ -279,9 +279,8 @@ class EncoderSource(ModelSource):
         """One float32 row per text; ``texts`` (with their ``spans``) distinct and sorted."""
         from tqdm.auto import tqdm
 
-        # Batches of texts of the same number of tokens pad least: sorted by characters, a
-        # batch of 256 words held a few long ones, and padding was 1.5-3x the tokens
-        # (all-MiniLM-L6-v2 on the default words 14.8 s -> 8.3 s, one thread). The order is
+        # Batches of texts of the same number of tokens pad least, so texts are batched in
+        # order of their token counts. The order is
         # a fixed function of the texts, and the rows are put back after: by tokens, then
         # characters, then the texts' (and spans') own order, which the caller sorted.
         counts = backend.token_counts(texts) or [0] * len(texts)
