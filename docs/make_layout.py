@@ -1,9 +1,9 @@
-"""The layout of the package, stage by stage, from the layout test's list of stages.
+"""The layout of the package, layer by layer, from the layout test's list of layers.
 
     python docs/make_layout.py
 
-``tests/layout/test_import_graph.py`` holds the stages of the data flow (``LAYERS``: a module
-imports its own stage and earlier ones only); this prints each stage's packages and modules
+``tests/layout/test_import_graph.py`` holds the layers of the data flow (``LAYERS``: a module
+imports its own layer and earlier ones only); this prints each layer's packages and modules
 with the first line of their docstrings, so that docs/reference/layout.md (which shows this
 output, checked by the test suite through docs/make_readme.py) is never a second copy.
 """
@@ -46,7 +46,7 @@ def main() -> None:
         for name in layer:
             package = PACKAGE / name
             path = package / "__init__.py" if package.is_dir() else PACKAGE / f"{name}.py"
-            if not path.is_file():  # a stage's name the package does not have (yet)
+            if not path.is_file():  # a layer's member the package does not have (yet)
                 continue
             shown = f"wefe_same/{name}/" if package.is_dir() else f"wefe_same/{name}.py"
             print(f"{number:>2} {shown:26} " + "\n".ljust(31).join(textwrap.wrap(first_sentence(path), WIDTH - 30)))

@@ -13,8 +13,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "wefe_same"
 
-#: The stages in the order of the data flow; a module may import its own stage and earlier ones.
-#: Top-level modules shared by every stage come first; the entry points come last.
+#: The layers in the order of the data flow; a module may import its own layer and earlier ones.
+#: Top-level modules shared by every layer come first; the entry points come last. (A "stage" is
+#: a named step of rank's pipeline, wefe_same.run.pipeline; a layer holds the code of one or more.)
 LAYERS: list[tuple[str, ...]] = [
     ("errors", "validation", "versions", "interrupts", "processes", "cachedir", "plugins"),
     ("query",),
@@ -25,7 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("analysis",),
     ("output",),
     ("result",),  # RankResult holds the tables and hands them to output/ (output never imports it)
-    ("options",),  # the option groups rank, load_model and the CLI take (above the stages their checks use)
+    ("options",),  # the option groups rank, load_model and the CLI take (above the layers their checks use)
     ("run",),
     ("audit", "api", "cli", "__main__"),
 ]
@@ -67,14 +68,14 @@ def graph() -> dict[str, set[str]]:
 
 
 def layer(name: str) -> int:
-    """The index in LAYERS of a module (``wefe_same.run.plan`` → the ``run`` stage)."""
+    """The index in LAYERS of a module (``wefe_same.run.plan`` → the ``run`` layer)."""
     parts = name.split(".")
     if len(parts) == 1:
         return -1  # the package's own __init__: lazy re-exports of the public names
-    for i, stage in enumerate(LAYERS):
-        if parts[1] in stage:
+    for i, members in enumerate(LAYERS):
+        if parts[1] in members:
             return i
-    raise AssertionError(f"{name} is in no stage of LAYERS: add it to the layout first")
+    raise AssertionError(f"{name} is in no layer of LAYERS: add it to the layout first")
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -121,7 +122,7 @@ def test_no_import_cycle():
     assert cycles(graph()) == []
 
 
-def test_imports_flow_from_earlier_stages_to_later_ones():
+def test_imports_flow_from_earlier_layers_to_later_ones():
     backwards = sorted(f"{m} imports {t}" for m, targets in graph().items() for t in targets
                        if layer(t) > layer(m) and layer(m) >= 0)
     assert backwards == []
@@ -143,6 +144,6 @@ def test_modules_are_short_and_the_top_level_is_small():
     assert len(top) <= 12, top
 
 
-@pytest.mark.parametrize("stage", [s for layer_ in LAYERS for s in layer_])
-def test_every_stage_in_the_layout_exists(stage):
-    assert (PACKAGE / stage).is_dir() or (PACKAGE / f"{stage}.py").is_file() or stage in ("__main__", "cachedir")
+@pytest.mark.parametrize("member", [s for layer_ in LAYERS for s in layer_])
+def test_every_member_of_a_layer_exists(member):
+    assert (PACKAGE / member).is_dir() or (PACKAGE / f"{member}.py").is_file() or member in ("__main__", "cachedir")

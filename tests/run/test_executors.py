@@ -259,7 +259,7 @@ def test_in_process_workers_and_dask_give_byte_identical_tables(tmp_path, model_
 
 
 def test_shared_words_on_dask_equal_in_process(tmp_path, cluster):
-    """Stage 1 reads every model, stage 2 scores the words all have: one model lacks "nurse"."""
+    """The first pass reads every model, the second scores the words all have: one model lacks "nurse"."""
     files = [write_model(tmp_path / f"{n}.txt", s) for s, n in enumerate(NAMES[:2])]
     short = [w for w in GENDER_WORDS if w != "nurse"]
     files.append(write_glove(tmp_path / "m2.txt", short, np.random.default_rng(5).normal(size=(len(short), 6))))

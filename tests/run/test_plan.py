@@ -1,4 +1,4 @@
-"""Stage 1: every argument is checked before any model is read, with one-line messages."""
+"""The prepare stage: every argument is checked before any model is read, with one-line messages."""
 
 import pickle
 import re

@@ -1,4 +1,4 @@
-"""Stage 4, the analysis of a run: what the rankings say once set side by side.
+"""The analyse stage of rank: what the rankings say once set side by side.
 
 Composes :mod:`.correlation` (Spearman/Kendall), :mod:`.intervals` (intervals from
 resampled draws), :mod:`.robustness` (random halves of the neutral words),

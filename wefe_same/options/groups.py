@@ -11,7 +11,7 @@ Each field's metadata names its ``keyword``: the flat keyword it had before the 
 are checked against these declarations by tests/options/test_declarations.py). Settings
 that never change a number (workers, cache, progress, device) are kept apart in `Execution`.
 
-Checks that need the package's higher stages (a template set's file, a ``--vary`` spec, a
+Checks that need the package's lower layers (a template set's file, a ``--vary`` spec, a
 likelihood benchmark's name, whether CUDA is there) import them when a group is built,
 so that ``wefe-same --help`` stays light.
 """

@@ -1,4 +1,4 @@
-"""Stage 1 of the data flow: word sets, queries, templates and query files (WEFE's §3.1).
+"""The first layer of the data flow: word sets, queries, templates and query files (WEFE's §3.1).
 
 >>> from wefe_same.query import WordSet, Query, load_queries
 """

@@ -4,9 +4,9 @@ The config is built once, from ``rank(...)``'s arguments or from the ``wefe-same
 command line (:meth:`RankConfig.from_namespace`), and checked when it is built: a bad
 option raises :class:`~wefe_same.validation.InvalidParameterError` (a ``ValueError``)
 naming it, an unknown metric or metric option a :class:`~wefe_same.errors.MetricError`.
-The stages after it (plan, score, analyse) take the config as it is and check nothing
+The stages after it (prepare, score, analyse) take the config as it is and check nothing
 again. Inputs that live in files (queries, models, benchmarks, the external table) are
-read, and so checked, by the plan stage (:mod:`wefe_same.run.pipeline`).
+read, and so checked, by the prepare stage (:mod:`wefe_same.run.pipeline`).
 
 The option groups (``Bootstrap``, ``Quality``, …) are declared, and check their own fields,
 in :mod:`wefe_same.options.groups`; the config checks the options of its own and the rules

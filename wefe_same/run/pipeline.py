@@ -1,10 +1,10 @@
 """``rank`` as named stages, each in its own module; :func:`run` reads top to bottom.
 
-==========  ===========================================  =====================================
+==========  ===========================================  ==========================================
 stage       what it does                                 where
-==========  ===========================================  =====================================
+==========  ===========================================  ==========================================
 prepare     read queries, models specs, benchmarks and   :mod:`wefe_same.run.plan`,
-            the external table; no model file opened    :mod:`wefe_same.run.config` (options)
+            the external table; no model file opened     :mod:`wefe_same.run.config` (options)
 score       one job per model: lookup pass + metrics,    :mod:`wefe_same.run.score`,
             cached per model, on an executor             :mod:`wefe_same.run.executors`,
             (``workers="auto"``: how many)               :mod:`wefe_same.run.workers`
@@ -12,12 +12,12 @@ aggregate   score matrices, aggregates by each metric's  :mod:`wefe_same.scoring
             order, rankings                              :mod:`wefe_same.analysis.ranking`
 quality     benchmark rows per model, cached             :mod:`wefe_same.run.evaluators.quality`
 likelihood  CrowS-Pairs / StereoSet per language model   :mod:`wefe_same.run.evaluators.likelihood`
-analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`
-            intervals, sensitivity, robustness; the          :mod:`wefe_same.analysis.lipstick`,
-            lipstick tests of debiased variants, cached      :mod:`wefe_same.run.evaluators.lipstick`
+analyse     correlations, quality/external columns,      :mod:`wefe_same.analysis.analyse`,
+            intervals, sensitivity, robustness; the      :mod:`wefe_same.analysis.lipstick`,
+            lipstick tests of debiased variants, cached  :mod:`wefe_same.run.evaluators.lipstick`
 result      the :class:`~wefe_same.result.RankResult`    :mod:`wefe_same.run.manifest`
             and its manifest
-==========  ===========================================  =====================================
+==========  ===========================================  ==========================================
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
 
 
 def prepare(config: RankConfig) -> Run:
-    """Stage 1: read every input the options name and plan the run; no model file is opened.
+    """The prepare stage: read every input the options name and plan the run; no model file is opened.
 
     A bad input raises its error here (a query, model, benchmark or external file naming
     itself), before any model is read.

@@ -1,4 +1,4 @@
-"""Stage 2 of a run: score every model, one job per model, through an executor and the cache.
+"""The score stage of rank: score every model, one job per model, through an executor and the cache.
 
 The cache (:mod:`wefe_same.run.cache`) is read and written by the calling process only;
 workers compute (:mod:`wefe_same.run.executors`). Each model's entries are written as
@@ -11,7 +11,7 @@ ends (:func:`_isolated`). A model whose scores are cached is
 never read: only its ``identity()`` (file stats) is computed, and its vectors entry's
 header gives its table's fingerprint (part of the scores key) without reading the vectors.
 
-With ``plan.shared_words`` a run has two stages: every model's table is read first
+With ``plan.shared_words`` the stage makes two passes: every model's table is read first
 (from the cache when it holds the vectors), then each model is scored on the words
 every model has (:func:`~wefe_same.scoring.matrices.shared_vocabulary`,
 :func:`~wefe_same.scoring.matrices.restrict`).
@@ -63,13 +63,13 @@ def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = Tr
 
 def read_only(context: ScoringContext, task: ModelTask,
               identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
-    """Job: one lookup pass over the model (stage 1 of a shared-words run)."""
+    """Job: one lookup pass over the model (the first pass of a shared-words run)."""
     return load_table(task, context.plan.words, identify=identify)
 
 
 def score_only(context: ScoringContext, table: VectorTable, description: Mapping[str, str],
                identity: Mapping[str, Any] | None) -> ModelScores:
-    """Job: every metric on a table already read (cached vectors, or stage 2)."""
+    """Job: every metric on a table already read (cached vectors, or the second pass)."""
     return score_table(table, context.plan, description, identity, context=context)
 
 
@@ -357,7 +357,7 @@ def _unchanged(model: _Model, identity: Mapping[str, Any] | None) -> bool:
 
 def _shared_words(context: ScoringContext, models: list[_Model], executor: Executor, cache: ModelCache | None,
                   scoring: str, bar: Any, log: WarningLog) -> None:
-    """Stage 1: every model's table (cache or one read); stage 2: each scored on the shared words."""
+    """First pass: every model's table (cache or one read); second pass: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
     jobs: list[Job] = [(read_only, (context, m.job_task(in_process), cache is not None)) for m in todo]

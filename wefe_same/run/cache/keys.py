@@ -21,7 +21,7 @@ from wefe_same.errors import CacheError
 from wefe_same.run.cache.codec import FORMAT_VERSION
 from wefe_same.versions import code_digest
 
-#: Modules shared by every stage that the readers and the quality code import.
+#: Modules shared by every layer that the readers and the quality code import.
 SHARED_CODE = ("cachedir.py", "errors.py", "interrupts.py", "plugins.py", "processes.py", "validation.py",
                "versions.py")
 #: The code that reads a model's vectors (the source, then ``build_table``) and every module
