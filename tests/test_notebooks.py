@@ -15,7 +15,7 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 #: model's first 100,000 words (Mikolov et al. 2013's questions) 8.0 s, over 10,000 1.4 s (which
 #: still answer some); Gonen & Goldberg's (2019) lipstick tests of its two debiased models at
 #: the authors' sizes 6.2 s, at the sizes below 1.6 s. The notebook shows neither lipstick table
-#: (tests/analysis/test_lipstick*.py and tests/authors_lipstick.py test them). Notebook 01's
+#: (tests/analysis/test_lipstick*.py and tests/oracles/lipstick_authors.py test them). Notebook 01's
 #: ``rank`` (its hard-debiased GloVe has lipstick tests too): 9.6 s CPU at the authors' sizes,
 #: 6.0 s at the sizes below (5.6 s without them); it shows no lipstick table either.
 SMALL_LIPSTICK = ('lipstick={"words": 100, "train": 100, "test": 400, "neighbour_words": 100, '

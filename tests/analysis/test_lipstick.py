@@ -1,14 +1,14 @@
 """Gonen & Goldberg's 2019 lipstick tests (wefe_same.analysis.lipstick): known answers on
 hand-built spaces, and equality with the oracle rebuilt from the authors' procedure
-(tests/authors_lipstick.py) on a small model."""
+(tests/oracles/lipstick_authors.py) on a small model."""
 
 from __future__ import annotations
 
 import itertools
 
-import authors_lipstick
 import numpy as np
 import pytest
+from oracles import lipstick_authors
 from threadpoolctl import threadpool_limits
 
 from wefe_same.analysis.lipstick import (
@@ -103,8 +103,8 @@ def test_equals_the_authors_procedure(small_model):
     got = table.set_index("test")
     kw = dict(size=SMALL.words, size_train=SMALL.train, size_test=SMALL.test, neighbour_size=SMALL.neighbour_words,
               neighbours=SMALL.neighbours, limit=SMALL.vocab)
-    want = authors_lipstick.oracle(words, base, words, debiased, EXCLUDE, random_state=2, **kw)
-    want_base = authors_lipstick.oracle(words, base, words, base, EXCLUDE, random_state=2, **kw)
+    want = lipstick_authors.oracle(words, base, words, debiased, EXCLUDE, random_state=2, **kw)
+    want_base = lipstick_authors.oracle(words, base, words, base, EXCLUDE, random_state=2, **kw)
     for test in ("clustering", "classification"):
         assert got.at[test, "value"] == want[test]
         assert got.at[test, "base_value"] == want_base[test]
@@ -112,11 +112,11 @@ def test_equals_the_authors_procedure(small_model):
         assert got.at[test, "value"] == pytest.approx(want[test], abs=1e-12)
         assert got.at[test, "base_value"] == pytest.approx(want_base[test], abs=1e-12)
     # The spread columns hold the seeds 2, 3, 4: each the oracle's at that seed.
-    before = authors_lipstick.Space(words, base)
-    kept = authors_lipstick.limit_vocab(before.vocab, EXCLUDE, SMALL.vocab)
-    bias = authors_lipstick.compute_bias_by_projection(before.limited(kept), before)
-    after = authors_lipstick.Space(words, debiased).limited(kept)
-    spread = [want["clustering"], *(authors_lipstick.clustering(bias, after, SMALL.words, s) for s in (3, 4))]
+    before = lipstick_authors.Space(words, base)
+    kept = lipstick_authors.limit_vocab(before.vocab, EXCLUDE, SMALL.vocab)
+    bias = lipstick_authors.compute_bias_by_projection(before.limited(kept), before)
+    after = lipstick_authors.Space(words, debiased).limited(kept)
+    spread = [want["clustering"], *(lipstick_authors.clustering(bias, after, SMALL.words, s) for s in (3, 4))]
     assert got.at["clustering", "spread_min"] == min(spread) and got.at["clustering", "spread_max"] == max(spread)
     assert got.at["clustering", "vocabulary"] == 1500 - 8  # the first 1,500 words less 8 of the odd ones
     # The debiased space keeps the gender that h carries: far from chance, below the base.

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles.logistic_sklearn import sklearn_fit
 from scipy.special import expit
 from scipy.stats import entropy
-from sklearn_oracle import sklearn_fit
 
 from wefe_same.metrics import rnsb as rnsb_module
 from wefe_same.metrics.logistic import fit_logistic_batch

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from oracles.logistic_sklearn import sklearn_fit
 from scipy.special import expit
-from sklearn_oracle import sklearn_fit
 
 from wefe_same.metrics import logistic_pool
 from wefe_same.metrics.logistic import fit_logistic_batch

@@ -1,10 +1,10 @@
 """The ``flavour=authors`` debiasing variants against oracles rebuilt from the authors' code
-(tests/authors_debias.py): double-hard debias (Wang et al. 2020, uvavision/Double-Hard-Debias)
+(tests/oracles/debias_authors.py): double-hard debias (Wang et al. 2020, uvavision/Double-Hard-Debias)
 and RAN-Debias (Kumar et al. 2020, vaibkumr/RAN-Debias), on glove-6b-50d.
 
 The oracles see the whole vocabulary (400,000 words) and are asked for a slice of words of
 all kinds; to keep the runtime to seconds the double-hard search uses 200 test words per
-group and 5 components, and RAN eight words (``python tests/authors_debias.py`` measures
+group and 5 components, and RAN eight words (``python tests/oracles/debias_authors.py`` measures
 the defaults on a few hundred words). Tolerance: per-word cosine >= 0.999; RAN's oracle
 runs Adam in float32 with torch and we in float64 (measured: 1.0000000 to 7 digits).
 """
@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 import pytest
-from authors_debias import DoubleHardOracle, ran_oracle, sample_words
+from oracles.debias_authors import DoubleHardOracle, ran_oracle, sample_words
 
 from wefe_same.errors import ModelError, WefeSameWarning
 from wefe_same.models import ArraySource, resolve_model

@@ -96,7 +96,7 @@ def _wefe_model(wefe, words, matrix):
 def test_double_hard_equals_wefe(wefe, vectors):
     """flavour=wefe is WEFE's output, run as a user runs it (unseeded k-means after
     ``numpy.random.seed(s)``, its own ignore list): every word. Seeds 0, 2 and 5 make WEFE
-    remove components 0, 2 and 1 on this slice (tests/wefe_double_hard.py runs 0-9 on
+    remove components 0, 2 and 1 on this slice (tests/oracles/double_hard_wefe.py runs 0-9 on
     glove-6b-50d)."""
     dhd_module = wefe[0]
     words, matrix = vectors

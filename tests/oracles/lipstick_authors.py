@@ -16,7 +16,7 @@ female_word_file.txt, gender_specific_full.json: the words left out).
 Run as a script to measure, on glove-6b-50d and its +hard-debias variant, the spread of
 the authors' k-means over seeds beside the library's numbers (docs/guide/debiasing.md)::
 
-    python tests/authors_lipstick.py [SEEDS]
+    python tests/oracles/lipstick_authors.py [SEEDS]
 """
 
 from __future__ import annotations

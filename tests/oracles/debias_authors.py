@@ -18,7 +18,7 @@ whole vocabulary, so a slice of words is exact.
 Run as a script to measure the per-word agreement of the default variants on
 glove-6b-50d (a few hundred words of all kinds)::
 
-    python tests/authors_debias.py
+    python tests/oracles/debias_authors.py
 """
 
 from __future__ import annotations
