@@ -1,6 +1,6 @@
 """Write the notebooks of this folder from the cell sources below (run: python build_notebooks.py).
 
-The test suite executes every notebook end to end (tests/test_notebooks.py); keeping the
+The test suite executes every notebook end to end (tests/docs/test_notebooks.py); keeping the
 sources here makes them reviewable as code. Outputs are not stored.
 """
 

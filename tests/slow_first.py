@@ -18,18 +18,18 @@ from __future__ import annotations
 
 #: Node-id prefixes, longest first (seconds: one worker's share at the measurement).
 SLOW_FIRST: tuple[str, ...] = (
-    "tests/test_notebooks.py::test_notebook_runs",  # 02: 59, 01: 50, 03: 14
-    "tests/test_cli.py::test_default_run_on_the_builtin_models",  # 59
+    "tests/docs/test_notebooks.py::test_notebook_runs",  # 02: 59, 01: 50, 03: 14
+    "tests/entry/test_cli.py::test_default_run_on_the_builtin_models",  # 59
     "tests/output/test_paper_figures.py::",  # the 40-model run, built once: 53
     "tests/layout/test_tooling.py::test_mypy_is_clean_on_the_package",  # 51 with a cold cache
-    "tests/test_docs_examples.py::test_bert_and_gpt2_example_ranks_both_models_together",  # 33
+    "tests/docs/test_docs_examples.py::test_bert_and_gpt2_example_ranks_both_models_together",  # 33
     "tests/test_long_messages.py::",  # 28 + 15 + 10 + 10
     "tests/run/test_cached_rerun.py::",  # 26
     "tests/run/test_isolated_encoders.py::",  # 24 + 13
     "tests/output/test_report.py::",  # its fixtures: 24 + 14
     "tests/output/test_report_html.py::test_report_renders_in_headless_chromium_without_a_script_error",  # 22
     "tests/models/test_model_kinds.py::test_the_command_line_ranks_a_plugin_model_with_two_workers",  # 21
-    "tests/test_cli.py::test_rank_writes_the_whole_folder",  # 17
+    "tests/entry/test_cli.py::test_rank_writes_the_whole_folder",  # 17
     "tests/models/test_encoders.py::test_mpnet_from_its_split_packages_equals_sentence_transformers",  # 17
     "tests/models/test_debias_authors.py::",  # 16 + 14
     "tests/models/test_spec_grammar.py::test_a_variant_with_options_ranks_from_the_cli_and_a_models_file",  # 16
@@ -41,11 +41,11 @@ SLOW_FIRST: tuple[str, ...] = (
     "tests/likelihood/test_scoring_sensitivity.py::",  # its fixture: 31, + 23
     "tests/models/test_spec_grammar.py::test_a_variant_with_options_ranks_in_rank",  # 31
     "tests/models/test_debias_methods.py::",  # 26 + 8 + 8, its module fixtures shared
-    "tests/test_readme.py::test_the_docs_build_strictly_and_offline",  # 26
+    "tests/docs/test_readme.py::test_the_docs_build_strictly_and_offline",  # 26
     "tests/models/test_poolings.py::",  # 16, 15, 13, ...: its module fixture shared
     # 108 rows of 1 to 60 s each (the rows with --workers 2 and the tiny BERT the longest):
     # after the single long tests, so that a worker that ends them early steals rows.
-    "tests/test_option_space.py::",
+    "tests/entry/test_option_space.py::",
 )
 
 

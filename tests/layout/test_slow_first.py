@@ -28,15 +28,15 @@ def test_every_entry_names_an_existing_module_or_test_function():
 
 
 def test_entries_sort_first_in_their_listed_order_and_the_rest_keep_theirs():
-    ids = ["tests/analysis/test_a.py::test_x", "tests/test_option_space.py::test_each_row[rank-1]",
-           "tests/test_notebooks.py::test_notebook_runs[02_wefe_case_study]",
-           "tests/test_notebooks.py::test_the_three_notebooks_exist", "wefe_same/metrics/weat.py::weat",
-           "tests/test_cli.py::test_default_run_on_the_builtin_models_again",
-           "tests/test_notebooks.py::test_notebook_runs[01_quickstart]"]
+    ids = ["tests/analysis/test_a.py::test_x", "tests/entry/test_option_space.py::test_each_row[rank-1]",
+           "tests/docs/test_notebooks.py::test_notebook_runs[02_wefe_case_study]",
+           "tests/docs/test_notebooks.py::test_the_three_notebooks_exist", "wefe_same/metrics/weat.py::weat",
+           "tests/entry/test_cli.py::test_default_run_on_the_builtin_models_again",
+           "tests/docs/test_notebooks.py::test_notebook_runs[01_quickstart]"]
     assert sorted(ids, key=slow_first_key) == [
-        "tests/test_notebooks.py::test_notebook_runs[02_wefe_case_study]",
-        "tests/test_notebooks.py::test_notebook_runs[01_quickstart]",
-        "tests/test_option_space.py::test_each_row[rank-1]",
+        "tests/docs/test_notebooks.py::test_notebook_runs[02_wefe_case_study]",
+        "tests/docs/test_notebooks.py::test_notebook_runs[01_quickstart]",
+        "tests/entry/test_option_space.py::test_each_row[rank-1]",
         # the rest in their order; a function's entry does not take a longer-named neighbour
-        "tests/analysis/test_a.py::test_x", "tests/test_notebooks.py::test_the_three_notebooks_exist",
-        "wefe_same/metrics/weat.py::weat", "tests/test_cli.py::test_default_run_on_the_builtin_models_again"]
+        "tests/analysis/test_a.py::test_x", "tests/docs/test_notebooks.py::test_the_three_notebooks_exist",
+        "wefe_same/metrics/weat.py::weat", "tests/entry/test_cli.py::test_default_run_on_the_builtin_models_again"]
