@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import Any
 
 from wefe_same.options.groups import GROUPS, coerce, flat_keywords, spelled, spelled_flat
@@ -42,7 +42,3 @@ def regroup(func: str, flat: Mapping[str, Any], groups: Mapping[str, Any], *, al
                       "are accepted in this version only", FutureWarning, stacklevel=stacklevel)
     return out
 
-
-def group_fields(group: str) -> tuple[str, ...]:
-    """The field names of one of rank's groups."""
-    return tuple(f.name for f in fields(GROUPS[group]))
