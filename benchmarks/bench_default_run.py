@@ -73,7 +73,7 @@ def stage_functions() -> list[tuple[str, object]]:
         ("score every model (stage total)", "run.score", "score_models"),
         ("  lookup pass (build_table), all models", "scoring.vectors", "build_table"),
         ("  score tables, all models", "scoring.model", "score_table"),
-        ("    prepare subqueries (word arrays)", "scoring.layout", "prepare"),
+        ("    prepare subqueries (word arrays)", "scoring.layout", "subquery_arrays"),
     ]
     rows = [(label, get(module, name)) for label, module, name in wanted]
     rows += [(f"    metric {spec.name}", spec.func) for spec in METRICS.values()]

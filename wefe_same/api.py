@@ -278,7 +278,7 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
         How many words were written, and the words the model does not know (left out).
     """
     from wefe_same.output.export import check_destination, read_words, write_word2vec_text
-    from wefe_same.run.arguments import check_path, check_spec, check_words
+    from wefe_same.run.arguments import check_path, check_spec, word_list
     from wefe_same.validation import check_bool
 
     func = "export_vectors"
@@ -288,7 +288,7 @@ def export_vectors(spec: str | ModelSource, words: Sequence[str] | str | Path, o
     if isinstance(words, (str, os.PathLike)):
         wanted = read_words(check_path(words, "words", func))
     else:
-        wanted = list(dict.fromkeys(check_words(words, "words", func)))
+        wanted = list(dict.fromkeys(word_list(words, "words", func)))
     check_destination(Path(out), force=force)  # before any model is read
     found = load_model(spec, **load).lookup(wanted)
     written = write_word2vec_text(Path(out), wanted, found, force=force)

@@ -10,7 +10,7 @@ from wefe_same import Query, WordSet
 from wefe_same.metrics import METRICS
 from wefe_same.metrics.rnd import rnd
 from wefe_same.models import ArraySource
-from wefe_same.scoring.layout import WordVectors, prepare
+from wefe_same.scoring.layout import WordVectors, subquery_arrays
 from wefe_same.scoring.vectors import build_table
 
 WORDS = [f"w{i}" for i in range(60)]
@@ -30,8 +30,8 @@ def test_rnd_on_unit_vectors_is_rnd_normalising_raw_ones_bit_for_bit():
     query = Query([WordSet("t1", WORDS[:25]), WordSet("t2", WORDS[25:45])], [WordSet("a", WORDS[45:])])
     kind, options = spec.inputs({})
     assert (kind, options) == ("unit", {"normalize": False})
-    unit = prepare(table, query, spec, 0.2, vectors=kind)
-    raw = prepare(table, query, spec, 0.2)
+    unit = subquery_arrays(table, query, spec, 0.2, vectors=kind)
+    raw = subquery_arrays(table, query, spec, 0.2)
     fast = spec.compute(unit.targets, unit.attributes, options)
     slow = rnd(*raw.targets, *raw.attributes, normalize=True)
     assert fast.value == slow.value and fast.details == slow.details
@@ -41,8 +41,8 @@ def test_shared_arrays_are_read_only_and_gathered_once():
     table = _table()
     memo = WordVectors(table)
     query = Query([WordSet("t1", WORDS[:5]), WordSet("t2", WORDS[5:10])], [WordSet("a", WORDS[10:20])])
-    first = prepare(table, query, METRICS["RND"], 0.2, word_vectors=memo, vectors="unit")
-    again = prepare(table, Query(query.targets, query.attributes), METRICS["ECT"], 0.2, word_vectors=memo)
+    first = subquery_arrays(table, query, METRICS["RND"], 0.2, word_vectors=memo, vectors="unit")
+    again = subquery_arrays(table, Query(query.targets, query.attributes), METRICS["ECT"], 0.2, word_vectors=memo)
     assert all(a is b for a, b in zip(first.targets + first.attributes, again.targets + again.attributes))
     with pytest.raises(ValueError, match="read-only"):
         first.targets[0][0, 0] = 1.0

@@ -86,8 +86,8 @@ def test_models_with_the_same_words_share_layouts_and_score_as_alone(plan):
         assert_same_scores(score_table(t, plan, context=context), expected[t.model])
     # a model missing words was not read with another model's layouts
     assert "nanny" in expected["c"].details["missing_words"].str.cat(sep=" ") and len(expected["c"].word_bias)
-    assert context.vocabulary(same_a) is context.vocabulary(same_b)
-    assert context.vocabulary(fewer) is not context.vocabulary(same_b)
+    assert context.query_layouts(same_a) is context.query_layouts(same_b)
+    assert context.query_layouts(fewer) is not context.query_layouts(same_b)
 
 
 def test_two_runs_in_one_process_share_nothing(plan):
@@ -95,19 +95,19 @@ def test_two_runs_in_one_process_share_nothing(plan):
     first, second = ScoringContext(plan), ScoringContext(plan)
     a, c = table("a", 1), table("c", 3, words=[w for w in ALL if w != "nanny"])
     score_table(a, plan, context=first)
-    kept = first.vocabulary(a)
+    kept = first.query_layouts(a)
     score_table(c, plan, context=second)
-    assert first.vocabulary(a) is kept and second.vocabulary(a) is not kept
-    assert kept.plan_layouts and len(kept.plan_layouts) == len(plan.subqueries)
+    assert first.query_layouts(a) is kept and second.query_layouts(a) is not kept
+    assert kept.by_position and len(kept.by_position) == len(plan.subqueries)
 
 
-def test_a_worker_gets_the_context_without_the_last_vocabulary(plan):
+def test_a_worker_gets_the_context_without_the_last_query_layouts(plan):
     import pickle
 
     context = ScoringContext(plan)
     first = table("a", 1)
     expected = score_table(first, plan, context=context)
     copy = pickle.loads(pickle.dumps(context))
-    assert copy._vocabulary is None and context._vocabulary is not None
+    assert copy._layouts is None and context._layouts is not None
     assert [k.columns for k in copy.keys] == [k.columns for k in context.keys]
     assert_same_scores(score_table(first, copy.plan, context=copy), expected)

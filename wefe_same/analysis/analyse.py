@@ -21,7 +21,7 @@ from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
 from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
-from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_values
+from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_by_order, rank_values
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
@@ -136,8 +136,7 @@ def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -
                 name = spec.column(measure) + ("" if bias_type == OVERALL else f"[{bias_type}]")
                 column = got.set_index("model")["value"].astype("float64").reindex(list(models))
                 values[name] = column
-                ranks[name] = (rank_values((column - best.ideal).abs(), ties=ties) if best.order == "ideal"
-                               else rank_values(column, ascending=False, ties=ties))
+                ranks[name] = rank_by_order(column, best.order, ideal=best.ideal, ties=ties)
     return pd.DataFrame(values, index=list(models)), pd.DataFrame(ranks, index=list(models))
 
 

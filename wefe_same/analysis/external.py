@@ -3,8 +3,9 @@ CrowS-Pairs score) joined to a run's aggregates, rankings and correlations.
 
 The table has a ``model`` column and one numeric column per measure. Its columns are
 renamed ``external:NAME`` (like ``quality:NAME``), so they never clash with a metric.
-By default a lower value is less biased and gets rank 1; ``higher_is_better`` names the
-columns where a higher value is less biased (an accuracy, a fairness score).
+By default a lower value is less biased and gets rank 1 (the metrics' order "ascending");
+``higher_is_better`` names the columns where a higher value is less biased (an accuracy, a
+fairness score: the order "descending"), :func:`external_order`.
 
 >>> frame = pd.DataFrame({"model": ["a", "b", "c"], "tpr_gap": [0.3, 0.1, 0.2],
 ...                       "fair_acc": [0.5, 0.9, 0.7]})
@@ -29,8 +30,9 @@ from typing import Any, get_args
 import numpy as np
 import pandas as pd
 
-from wefe_same.analysis.ranking import Ties, rank_values
+from wefe_same.analysis.ranking import Ties, rank_by_order
 from wefe_same.errors import ExternalError, WefeSameWarning, short_list
+from wefe_same.metrics.spec import Order
 from wefe_same.validation import EXTERNAL_TABLE_MAX_BYTES, parse_decimal, read_regular_file
 
 #: Prefix of external columns in aggregates and rankings.
@@ -234,5 +236,16 @@ def rank_external(frame: pd.DataFrame, higher_is_better: Iterable[str] = (), tie
     if unknown:
         raise ExternalError(f"higher_is_better names {unknown[0]!r}, which is not an external column; "
                             f"columns: {', '.join(map(str, frame.columns))}")
-    return pd.DataFrame({c: rank_values(frame[c], ascending=external_name(str(c)) not in higher, ties=ties)
+    return pd.DataFrame({c: rank_by_order(frame[c], external_order(str(c), higher), ties=ties)
                          for c in frame.columns}, index=frame.index)
+
+
+def external_order(column: str, higher_is_better: Iterable[str] = ()) -> Order:
+    """A column's order in the metrics' vocabulary: "descending" when ``higher_is_better``
+    names it (with or without the ``external:`` prefix), else "ascending".
+
+    >>> external_order("external:fair_acc", ["fair_acc"]), external_order("tpr_gap", ["fair_acc"])
+    ('descending', 'ascending')
+    """
+    higher = {external_name(h) for h in higher_is_better}
+    return "descending" if external_name(column) in higher else "ascending"

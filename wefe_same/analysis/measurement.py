@@ -11,7 +11,7 @@ how many models change rank.
 The likelihood columns (:mod:`wefe_same.likelihood`) add rows of the same form when a run
 scores masked language models under several ``likelihood_scoring`` options
 (:func:`setting_sensitivity`, settings ``scoring=authors``, ``scoring=pll``, …): the
-variants of pseudo-log-likelihood that differ between papers (Nangia et al. 2020, Meade
+versions of pseudo-log-likelihood that differ between papers (Nangia et al. 2020, Meade
 et al. 2022, Salazar et al. 2020, Kaneko & Bollegala 2022).
 """
 
@@ -30,8 +30,8 @@ from wefe_same.metrics.registry import MetricSpec
 COLUMNS = ["metric", "setting_a", "setting_b", "models", "spearman", "models_changing_rank", "max_rank_shift"]
 
 
-class VariantLike(Protocol):
-    """A model under one setting (:class:`wefe_same.models.encoders.vary.Variant`)."""
+class VariedModelLike(Protocol):
+    """A model under one setting (:class:`wefe_same.models.encoders.vary.VariedModel`)."""
 
     @property
     def name(self) -> str: ...
@@ -41,22 +41,22 @@ class VariantLike(Protocol):
     def setting(self) -> str: ...
 
 
-def rankings_by_setting(aggregates: pd.DataFrame, spec: MetricSpec, variants: Sequence[VariantLike],
+def rankings_by_setting(aggregates: pd.DataFrame, spec: MetricSpec, varied: Sequence[VariedModelLike],
                         ties: Ties = "min") -> pd.DataFrame:
     """Models (bases and unvaried models) × settings: each model's rank under each setting."""
-    varied = {v.name for v in variants}
-    fixed = [m for m in aggregates.index if m not in varied]
-    settings = list(dict.fromkeys(v.setting for v in variants))
+    names = {v.name for v in varied}
+    fixed = [m for m in aggregates.index if m not in names]
+    settings = list(dict.fromkeys(v.setting for v in varied))
     columns = {}
     for setting in settings:
-        members = {v.base: v.name for v in variants if v.setting == setting}
+        members = {v.base: v.name for v in varied if v.setting == setting}
         values = pd.concat([aggregates.loc[list(members.values()), spec.name].set_axis(list(members)),
                             aggregates.loc[fixed, spec.name]])
         columns[setting] = rank_column(values, spec, ties)
     return pd.DataFrame(columns).rename_axis(index="model", columns="setting")
 
 
-def measurement_sensitivity(aggregates: pd.DataFrame, specs: Sequence[MetricSpec], variants: Sequence[VariantLike],
+def measurement_sensitivity(aggregates: pd.DataFrame, specs: Sequence[MetricSpec], varied: Sequence[VariedModelLike],
                             ties: Ties = "min") -> pd.DataFrame:
     """One row per metric and pair of settings (see the module docstring).
 
@@ -76,7 +76,7 @@ def measurement_sensitivity(aggregates: pd.DataFrame, specs: Sequence[MetricSpec
     for spec in specs:
         if spec.name not in aggregates.columns:
             continue
-        rows += _pair_rows(spec.name, rankings_by_setting(aggregates, spec, variants, ties), ties)
+        rows += _pair_rows(spec.name, rankings_by_setting(aggregates, spec, varied, ties), ties)
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast
 
 import pandas as pd
 
 from wefe_same.errors import MetricError, bad_parameter
 from wefe_same.metrics.registry import MetricSpec
+from wefe_same.metrics.spec import Order
 
 # Aggregation itself sits in scoring (every resampled draw is aggregated there); the names
 # stay importable from here, where the ranks are.
@@ -26,8 +27,20 @@ from wefe_same.scoring.aggregate import (
 )
 
 Ties = Literal["min", "average", "max", "dense", "first"]
-__all__ = ["OVERALL", "Aggregation", "NanPolicy", "Ties", "aggregate", "aggregate_run", "rank_column", "rank_table",
-           "rank_values", "to_bias_scale", "weighted_overall"]
+__all__ = [
+    "OVERALL",
+    "Aggregation",
+    "NanPolicy",
+    "Ties",
+    "aggregate",
+    "aggregate_run",
+    "rank_by_order",
+    "rank_column",
+    "rank_table",
+    "rank_values",
+    "to_bias_scale",
+    "weighted_overall",
+]
 
 
 def rank_values(values: pd.Series | pd.DataFrame, *, ascending: bool = True,
@@ -42,13 +55,32 @@ def rank_values(values: pd.Series | pd.DataFrame, *, ascending: bool = True,
     return ranks if ties == "average" else ranks.astype("Int64")
 
 
+def rank_by_order(values: pd.Series, order: Order, *, ideal: float = 0.0, ties: Ties = "min") -> pd.Series:
+    """Ranks of raw values under one of the metrics' orders: the one vocabulary of "less
+    biased" that metrics, likelihood measures and external columns share.
+
+    ``abs``: |x| ascending; ``ideal``: |x − ideal| ascending; ``ascending``: x ascending;
+    ``descending``: x descending. 1 = least biased, NaN stays NaN.
+
+    >>> values = pd.Series([-0.4, 0.1, 0.3])
+    >>> [rank_by_order(values, o, ideal=0.3).tolist() for o in ("abs", "ideal", "ascending", "descending")]
+    [[3, 1, 2], [3, 2, 1], [1, 2, 3], [3, 2, 1]]
+    """
+    if order == "abs":
+        values = values.abs()
+    elif order == "ideal":
+        values = (values - ideal).abs()
+    return cast(pd.Series, rank_values(values, ascending=order != "descending", ties=ties))
+
 
 
 def rank_column(values: pd.Series, spec: MetricSpec, ties: Ties = "min") -> pd.Series:
-    """1 = least biased; NaN stays NaN (shown, never ranked)."""
+    """1 = least biased; NaN stays NaN (shown, never ranked). ``values`` are aggregates,
+    already on the bias scale (:func:`to_bias_scale`): only a descending metric ranks the
+    highest first."""
     if ties not in ("min", "average", "max", "dense", "first"):
         raise MetricError(bad_parameter("ties", "rank", "one of min, average, max, dense, first", ties))
-    return rank_values(values, ascending=spec.order != "descending", ties=ties)
+    return rank_by_order(values, "descending" if spec.order == "descending" else "ascending", ties=ties)
 
 
 def rank_table(aggregates: Mapping[str, pd.DataFrame], specs: Sequence[MetricSpec], column: str,

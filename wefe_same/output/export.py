@@ -32,13 +32,13 @@ def read_words(path: Path) -> list[str]:
     except UnicodeDecodeError as err:
         raise ExportError(f"{path}: not UTF-8 text (byte {err.start})") from None
     words = list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
-    check_words(words, where=str(path))
+    check_storable_words(words, where=str(path))
     if not words:
         raise ExportError(f"{path}: no words")
     return words
 
 
-def check_words(words: Iterable[str], *, where: str) -> None:
+def check_storable_words(words: Iterable[str], *, where: str) -> None:
     """word2vec text separates a word from its values by a space: refuse a word that holds
     whitespace or is empty (from a file or a list alike)."""
     bad = next((w for w in words if not w or any(ch.isspace() for ch in w)), None)
@@ -91,7 +91,7 @@ def write_word2vec_text(out: Path, words: Iterable[str], vectors: Mapping[str, n
     out = Path(out)
     check_destination(out, force=force)
     kept = [w for w in words if w in vectors]
-    check_words(kept, where=str(out))
+    check_storable_words(kept, where=str(out))
     if not kept:
         raise ExportError("the model knows none of the words; nothing written")
     dim = len(np.asarray(vectors[kept[0]]))

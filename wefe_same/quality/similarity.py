@@ -47,13 +47,13 @@ def cosine_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return np.einsum("ij,ij->i", x / nx[:, None], y / ny[:, None])
 
 
-def correlations(gold: np.ndarray, model: np.ndarray) -> tuple[float, float]:
+def rho_and_r(gold: np.ndarray, model: np.ndarray) -> tuple[float, float]:
     """Spearman's rho and Pearson's r between gold scores and model similarities.
 
     NaN (never an exception or a warning) when there are fewer than two values or one
     side is constant.
 
-    >>> [round(r, 4) for r in correlations(np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.5, 0.4]))]
+    >>> [round(r, 4) for r in rho_and_r(np.array([1.0, 2.0, 3.0]), np.array([0.1, 0.5, 0.4]))]
     [0.5, 0.7206]
     """
     gold = np.asarray(gold, dtype=np.float64)
@@ -145,5 +145,5 @@ def evaluate_similarity(dataset: SimilarityDataset, vocabulary: Vocabulary, *,
         sims[found] = np.einsum("ij,ij->i", unit[rows1[found]], unit[rows2[found]])
         if missing == "drop":
             sims, gold = sims[found], gold[found]
-    spearman, pearson = correlations(gold, sims)
+    spearman, pearson = rho_and_r(gold, sims)
     return SimilarityResult(dataset.name, spearman, pearson, len(dataset), int(found.sum()), len(gold), missing)

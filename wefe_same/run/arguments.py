@@ -94,7 +94,7 @@ def check_path(value: object, param: str, func: str) -> Path:
     return Path(path)
 
 
-def check_words(value: object, param: str, func: str) -> list[str]:
+def word_list(value: object, param: str, func: str) -> list[str]:
     """Words from any iterable of strings; one string is refused, never split into letters."""
     expected = "a list of words (one string is not a list)"
     if isinstance(value, (str, bytes, Mapping)) or not isinstance(value, Iterable):

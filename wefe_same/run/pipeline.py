@@ -39,7 +39,7 @@ from wefe_same.analysis.ranking import aggregate_run
 from wefe_same.errors import ExternalError, WarningLog, WefeSameWarning, short_list
 from wefe_same.metrics.registry import sendable_problem
 from wefe_same.models import ModelSource, default_models, resolve_model
-from wefe_same.models.encoders.vary import Variant, model_variants
+from wefe_same.models.encoders.vary import VariedModel, varied_models
 from wefe_same.output.word_table import WordTable
 from wefe_same.processes import fewer_collections
 from wefe_same.quality import load_benchmark
@@ -69,7 +69,7 @@ class Run:
     config: RankConfig
     plan: RunPlan
     tasks: list[ModelTask]
-    variants: list[Variant]
+    varied: list[VariedModel]
     benchmarks: list[Dataset]
     external: pd.DataFrame | None
     likelihood: dict[str, pd.DataFrame]  # benchmark name → its items, read and checked
@@ -123,8 +123,8 @@ def _run(config: RankConfig, started: float) -> RankResult:
             by_name = {t.name: t for t in prepared.tasks}
             sources = {name: by_name[name].source() for pair in pairs for name in pair[:2]}
             lipstick = lipstick_rows(pairs, sources, config.lipstick, seed=config.seed, cache=prepared.cache)
-        sensitivity = (measurement_sensitivity(agg.aggregates, plan.specs, prepared.variants, ties=plan.ties)
-                       if prepared.variants else None)
+        sensitivity = (measurement_sensitivity(agg.aggregates, plan.specs, prepared.varied, ties=plan.ties)
+                       if prepared.varied else None)
         if len(by_scoring) > 1:
             sensitivity = scoring_sensitivity(sensitivity, {s: t[0] for s, t in by_scoring.items()},
                                               list(agg.aggregates.index), plan.ties)
@@ -160,9 +160,9 @@ def prepare(config: RankConfig) -> Run:
         zoo = load_models_file(config.models_file)
         given = [] if models is None else [models] if isinstance(models, (str, ModelSource)) else list(models)
         models = [*given, *zoo.specs]
-    variants: list[Variant] = []
+    varied: list[VariedModel] = []
     if config.encoding.vary is not None:
-        models, variants = vary_models(models, config)
+        models, varied = vary_models(models, config)
     tasks = make_tasks(models, config.load_options(), skip_unloadable=config.loading.skip_unloadable, skipped=skipped)
     benchmarks = [load_benchmark(b) for b in config.quality.benchmarks]
     names = [t.name for t in tasks]
@@ -192,15 +192,15 @@ def prepare(config: RankConfig) -> Run:
     benchmarks_files = config.likelihood.benchmarks
     likelihood, hashes = load_likelihood_data(benchmarks_files, allow_download=config.loading.allow_download,
                                               cache=likelihood_cache_dir(root)) if benchmarks_files else ({}, [])
-    return Run(config, plan, tasks, variants, benchmarks, external, likelihood, hashes, cache, skipped, metadata)
+    return Run(config, plan, tasks, varied, benchmarks, external, likelihood, hashes, cache, skipped, metadata)
 
 
-def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | ModelSource], list[Variant]]:
-    """The models with every ``hf:`` spec expanded into its variants (``--vary``)."""
+def vary_models(models: ModelsLike, config: RankConfig) -> tuple[list[str | ModelSource], list[VariedModel]]:
+    """The models with every ``hf:`` spec expanded into one model per setting (``--vary``)."""
     if models is None or isinstance(models, (str, ModelSource)):
         models = default_models() if models is None else [models]
     options = config.load_options()
-    return model_variants(list(models), config.encoding.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
+    return varied_models(list(models), config.encoding.vary, partial(resolve_model, options=options))  # type: ignore[arg-type]
 
 
 def skipped_warning(skipped: list[tuple[str, str]]) -> str:

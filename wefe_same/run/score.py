@@ -61,7 +61,7 @@ def read_and_score(context: ScoringContext, task: ModelTask, identify: bool = Tr
     return (table if identify else None), description, identity, scores
 
 
-def read_only(context: ScoringContext, task: ModelTask,
+def read_pass(context: ScoringContext, task: ModelTask,
               identify: bool = True) -> tuple[VectorTable, dict[str, str], dict[str, Any] | None]:
     """Job: one lookup pass over the model (the first pass of a shared-words run)."""
     return load_table(task, context.plan.words, identify=identify)
@@ -360,7 +360,7 @@ def _shared_words(context: ScoringContext, models: list[_Model], executor: Execu
     """First pass: every model's table (cache or one read); second pass: each scored on the shared words."""
     in_process = isinstance(executor, InProcess)
     todo = [m for m in models if m.table is None]
-    jobs: list[Job] = [(read_only, (context, m.job_task(in_process), cache is not None)) for m in todo]
+    jobs: list[Job] = [(read_pass, (context, m.job_task(in_process), cache is not None)) for m in todo]
     for i, (table, description, identity) in executor.run(jobs, said=log.of_jobs([m.task.name for m in todo])):
         model = todo[i]
         model.table, model.description, model.source = table, description, None

@@ -2,7 +2,7 @@
 
 What scoring derives from the plan alone (each subquery's column, random seed, target
 names and overlap warning) is the same for every model, and what depends on a model's
-words only (each query's layout, :class:`~wefe_same.scoring.layout.Vocabulary`) is the
+words only (each query's layout, :class:`~wefe_same.scoring.layout.QueryLayouts`) is the
 same for every model with those words: a :class:`ScoringContext` holds both for the
 models of one run. It is an ordinary object the caller makes (``ScoringContext(plan)``)
 and hands down, so two runs in one process never share it.
@@ -23,7 +23,7 @@ from wefe_same.metrics.registry import MetricSpec
 from wefe_same.query.expand import Subquery, describe_overlap
 from wefe_same.query.sets import Query, QuerySet
 from wefe_same.scoring.aggregate import NanPolicy
-from wefe_same.scoring.layout import Layout, Vocabulary, WordVectors
+from wefe_same.scoring.layout import Layout, QueryLayouts, WordVectors
 from wefe_same.scoring.vectors import VectorTable
 
 
@@ -85,11 +85,11 @@ class SubqueryKeys:
 
 class ScoringContext:
     """One run's scoring state: the plan, its :class:`SubqueryKeys` per metric (in the
-    plan's order), the :class:`~wefe_same.scoring.layout.Vocabulary` of the last
+    plan's order), the :class:`~wefe_same.scoring.layout.QueryLayouts` of the last
     model's words, and the run's :class:`~wefe_same.metrics.memo.RunMemo` (what the
     metrics compute alike for every model: permutation splits, RNSB's masks …).
 
-    Made once per run; a worker process gets a copy without the vocabulary and with an
+    Made once per run; a worker process gets a copy without the query layouts and with an
     empty memo (pickled, it is the plan and the keys), and keeps its first copy for the
     run's later jobs (``worker_key``, one per run: ``wefe_same.run.executors``).
     """
@@ -105,19 +105,19 @@ class ScoringContext:
                                   [[t.name for t in sub.query.targets] for sub in subs],
                                   [overlaps[sub.query] for sub in subs])
                      for spec, subs in plan.subqueries]
-        self._vocabulary: Vocabulary | None = None
+        self._layouts: QueryLayouts | None = None
         self.memo = RunMemo()
         self.worker_key = uuid.uuid4().hex
 
     def __getstate__(self) -> dict[str, Any]:
-        return {**self.__dict__, "_vocabulary": None}
+        return {**self.__dict__, "_layouts": None}
 
-    def vocabulary(self, table: VectorTable) -> Vocabulary:
-        """The :class:`~wefe_same.scoring.layout.Vocabulary` of ``table``'s words: the last
+    def query_layouts(self, table: VectorTable) -> QueryLayouts:
+        """The :class:`~wefe_same.scoring.layout.QueryLayouts` of ``table``'s words: the last
         model's when it has the same words, else a new one (which then is the last)."""
-        last = self._vocabulary
+        last = self._layouts
         if last is None or not (last.words is table.words or last.words == table.words):
-            last = self._vocabulary = Vocabulary(table.words)
+            last = self._layouts = QueryLayouts(table.words)
         return last
 
     def layouts(self, word_vectors: WordVectors, index: int) -> list[Layout]:
@@ -126,8 +126,8 @@ class ScoringContext:
         spec, subqueries = self.plan.subqueries[index]
         threshold = self.plan.missing_threshold
         key = (index, spec.aligned_targets, threshold)
-        got = word_vectors.vocabulary.plan_layouts.get(key)
+        got = word_vectors.layouts.by_position.get(key)
         if got is None:
-            got = word_vectors.vocabulary.plan_layouts[key] = [
+            got = word_vectors.layouts.by_position[key] = [
                 word_vectors.layout(sub.query, spec.aligned_targets, threshold) for sub in subqueries]
         return got

@@ -3,7 +3,7 @@
 The out-of-vocabulary policy lives here (Badilla et al. 2020, §3.2): a set that lost too
 many words makes its subquery NaN with the reason; aligned target sets lose whole tuples.
 A query's :class:`Layout` depends on the model's words only, so models with the same
-words share it through a :class:`Vocabulary`; a model's vectors are gathered once per
+words share it through a :class:`QueryLayouts`; a model's vectors are gathered once per
 word list by :class:`WordVectors` and shared, read-only, by every metric.
 """
 
@@ -28,7 +28,7 @@ VectorKind = Literal["unit", "raw"]
 
 
 @dataclass(frozen=True)
-class Prepared:
+class SubqueryArrays:
     """One subquery's arrays for one metric, after the out-of-vocabulary policy."""
 
     targets: list[np.ndarray]
@@ -91,21 +91,21 @@ class Layout:
     list_keys: dict[str, list[int | None]] = field(default_factory=dict)
 
 
-class Vocabulary:
+class QueryLayouts:
     """What depends on a table's words only, not on its vectors: each query's layout, a
     number for each word list, and the per-word table's word categories.
 
     Models that find the same words share it (a zoo's encoders all find every word, and a
     run's static models often the same ones): splitting every set and laying out every
     query again was most of a model's scoring outside the metrics. A run keeps the one of
-    its last model (:meth:`~wefe_same.scoring.context.ScoringContext.vocabulary`).
+    its last model (:meth:`~wefe_same.scoring.context.ScoringContext.query_layouts`).
     """
 
     def __init__(self, words: tuple[str, ...]):
         self.words = words
-        self.layouts: dict[tuple[Query, bool, float], Layout] = {}
+        self.by_query: dict[tuple[Query, bool, float], Layout] = {}
         #: Layouts of a run's subqueries by position: (metric index, aligned, threshold) → one per subquery.
-        self.plan_layouts: dict[tuple[int, bool, float], list[Layout]] = {}
+        self.by_position: dict[tuple[int, bool, float], list[Layout]] = {}
         self.list_numbers: dict[tuple[str, ...], int] = {}
         self.word_categories: list[tuple[np.ndarray, np.ndarray, pd.CategoricalDtype]] = []
 
@@ -123,7 +123,7 @@ class WordVectors:
     by every metric that receives them, so they are read-only: a metric that wrote into
     its input would change another metric's scores, and raises instead.
 
-    ``vocabulary``: the :class:`Vocabulary` of the table's words that the run keeps
+    ``layouts``: the :class:`QueryLayouts` of the table's words that the run keeps
     (default: one of this model's own).
 
     >>> from wefe_same.models.sources import ArraySource
@@ -135,9 +135,9 @@ class WordVectors:
     (True, False)
     """
 
-    def __init__(self, table: VectorTable, vocabulary: Vocabulary | None = None):
+    def __init__(self, table: VectorTable, layouts: QueryLayouts | None = None):
         self.table = table
-        self.vocabulary = Vocabulary(table.words) if vocabulary is None else vocabulary
+        self.layouts = QueryLayouts(table.words) if layouts is None else layouts
         self._splits: dict[tuple[str, ...], tuple[tuple[str, ...], tuple[str, ...]]] = {}
         self._rows: dict[tuple[str, ...], np.ndarray] = {}
         #: (kind, words) → (array, its number); (kind, list number) → the same.
@@ -163,7 +163,7 @@ class WordVectors:
     def vectors(self, words: tuple[str, ...], kind: VectorKind, rows: np.ndarray | None = None,
                 key: int | None = None) -> np.ndarray:
         """The unit or raw vectors of ``words`` (all found; ``rows``: their rows, when known;
-        ``key``: the list's :meth:`Vocabulary.list_key`, when known), shape (len(words), d),
+        ``key``: the list's :meth:`QueryLayouts.list_key`, when known), shape (len(words), d),
         read-only."""
         return self.keyed_vectors(words, kind, rows, key)[0]
 
@@ -188,9 +188,9 @@ class WordVectors:
         """:func:`layout_of` a query's own words, once per query and alignment for every
         model with these words."""
         key = (query, aligned, threshold)
-        got = self.vocabulary.layouts.get(key)
+        got = self.layouts.by_query.get(key)
         if got is None:
-            got = self.vocabulary.layouts[key] = layout_of(self, query, aligned, threshold)
+            got = self.layouts.by_query[key] = layout_of(self, query, aligned, threshold)
         return got
 
 
@@ -235,14 +235,14 @@ def layout_of(word_vectors: WordVectors, query: Query, aligned: bool, threshold:
             reason = ("the aligned target sets have " + "/".join(str(len(r)) for r in rows["targets"])
                       + " sentences: their words are in templates of different lengths (names and terms)")
     keys: dict[str, list[int | None]] = {
-        role: [None if words_of else word_vectors.vocabulary.list_key(w) for w in lists]
+        role: [None if words_of else word_vectors.layouts.list_key(w) for w in lists]
         for role, lists in word_lists.items()}
     return Layout(word_lists, rows, role_words_all, role_rows, n_found, missing, reason, keys)
 
 
-def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
-            words_of: WordsOf | None = None, word_vectors: WordVectors | None = None,
-            vectors: VectorKind | None = None, layout: Layout | None = None) -> Prepared:
+def subquery_arrays(table: VectorTable, query: Query, spec: MetricSpec, threshold: float,
+                    words_of: WordsOf | None = None, word_vectors: WordVectors | None = None,
+                    vectors: VectorKind | None = None, layout: Layout | None = None) -> SubqueryArrays:
     """Arrays of one subquery after the out-of-vocabulary policy.
 
     ``words_of`` replaces the words of the sets it names (resampled draws); aligned sets
@@ -260,6 +260,6 @@ def prepare(table: VectorTable, query: Query, spec: MetricSpec, threshold: float
     keyed = {role: [word_vectors.keyed_vectors(w, kind, r, k) for w, r, k in zip(lists, layout.rows[role],
                                                                                layout.list_keys[role])]
              if layout.reason is None else [] for role, lists in layout.word_lists.items()}
-    return Prepared([a for a, _ in keyed["targets"]], [a for a, _ in keyed["attributes"]], layout.words,
+    return SubqueryArrays([a for a, _ in keyed["targets"]], [a for a, _ in keyed["attributes"]], layout.words,
                     layout.words_found, layout.missing, layout.reason, layout.word_rows,
                     {role: [n for _, n in pairs] for role, pairs in keyed.items()})

@@ -23,7 +23,7 @@ from wefe_same.query import resample as resampling
 from wefe_same.query.expand import Subquery
 from wefe_same.scoring.aggregate import overall_per_row
 from wefe_same.scoring.context import ScoringContext, ScoringPlan, random_state
-from wefe_same.scoring.layout import Layout, Prepared, WordsOf, WordVectors, prepare
+from wefe_same.scoring.layout import Layout, SubqueryArrays, WordsOf, WordVectors, subquery_arrays
 from wefe_same.scoring.scores import DETAIL_COLUMNS, PROMOTED, ModelScores, details_json, name_pairs
 from wefe_same.scoring.vectors import VectorTable, read_table
 from wefe_same.scoring.word_rows import WordRows
@@ -44,7 +44,7 @@ def compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subquer
                 options: Mapping[str, Any], words_of: WordsOf | None = None,
                 word_vectors: WordVectors | None = None, seeds: Sequence[int | None] | None = None,
                 layouts: Sequence[Layout] | None = None,
-                memo: ModelMemo | None = None) -> list[tuple[Prepared, MetricResult]]:
+                memo: ModelMemo | None = None) -> list[tuple[SubqueryArrays, MetricResult]]:
     """One metric on many subqueries; the metric's ``prefit`` (RNSB: every classifier in
     one batched solve) and ``declare_memo`` see each chunk of them first. ``word_vectors``:
     the model's gathered arrays (default: these subqueries' own); ``seeds``: the subqueries'
@@ -60,21 +60,21 @@ def compute_all(table: VectorTable, plan: ScoringPlan, spec: MetricSpec, subquer
     # Every subquery's arrays at once (``word_vectors`` holds them for the model anyway), so
     # that the memo sees every product the metric will ask for in one go.
     all_layouts = layouts if layouts is not None else [None] * len(subqueries)
-    all_preps = [prepare(table, sub.query, spec, plan.missing_threshold, words_of, word_vectors, kind, layout)
+    all_arrays = [subquery_arrays(table, sub.query, spec, plan.missing_threshold, words_of, word_vectors, kind, layout)
                  for sub, layout in zip(subqueries, all_layouts)]
-    memos = [None if p.reason else p.memo(memo) for p in all_preps]
+    memos = [None if p.reason else p.memo(memo) for p in all_arrays]
     if spec.declare_memo is not None:
-        spec.declare_memo([(m, p.targets, p.attributes, options) for p, m in zip(all_preps, memos) if m is not None])
+        spec.declare_memo([(m, p.targets, p.attributes, options) for p, m in zip(all_arrays, memos) if m is not None])
     out = []
     for start in range(0, len(subqueries), PREFIT_CHUNK):
         chunk = slice(start, start + PREFIT_CHUNK)
-        preps, chunk_memos, chunk_seeds = all_preps[chunk], memos[chunk], all_seeds[chunk]
+        arrays, chunk_memos, chunk_seeds = all_arrays[chunk], memos[chunk], all_seeds[chunk]
         if spec.prefit is not None:
             spec.prefit([(m, p.targets, p.attributes, options, seed)
-                         for p, m, seed in zip(preps, chunk_memos, chunk_seeds) if m is not None])
+                         for p, m, seed in zip(arrays, chunk_memos, chunk_seeds) if m is not None])
         out += [(p, MetricResult.undefined(p.reason, {}) if p.reason
                  else spec.compute(p.targets, p.attributes, options, seed, m))
-                for p, m, seed in zip(preps, chunk_memos, chunk_seeds)]
+                for p, m, seed in zip(arrays, chunk_memos, chunk_seeds)]
     return out
 
 
@@ -88,22 +88,22 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     """
     context = ScoringContext(plan) if context is None else context
     rows = []
-    word_vectors = WordVectors(table, context.vocabulary(table))  # each set split and gathered once per model
+    word_vectors = WordVectors(table, context.query_layouts(table))  # each set split and gathered once per model
     memo = ModelMemo(context.memo)  # what the metrics share on those arrays (means, RND's distances …)
-    word_rows = WordRows(table, word_vectors.vocabulary)
+    word_rows = WordRows(table, word_vectors.layouts)
     for index, ((spec, subqueries), keys) in enumerate(zip(plan.subqueries, context.keys)):
         options = plan.metric_options.get(spec.name, {})
         computed = compute_all(table, plan, spec, subqueries, options, word_vectors=word_vectors,
                                seeds=keys.seeds, layouts=context.layouts(word_vectors, index), memo=memo)
-        for sub, (prep, result), column, names, overlap in zip(subqueries, computed, keys.columns,
+        for sub, (arrays_of_sub, result), column, names, overlap in zip(subqueries, computed, keys.columns,
                                                                 keys.names, keys.overlaps):
             details = {name_pairs(k, names) if spec.pair_keyed else k: v for k, v in result.details.items()}
             promoted = [details.pop(k, None) if k in spec.promoted_details else None for k in PROMOTED]
             rows.append((table.model, spec.name, sub.query_set, column, result.value,
-                         prep.words_found, " ".join(prep.missing), result.reason, overlap, *promoted,
+                         arrays_of_sub.words_found, " ".join(arrays_of_sub.missing), result.reason, overlap, *promoted,
                          details_json(details)))
             if spec.word_role and result.word_values:
-                words = prep.word_rows[spec.word_role]
+                words = arrays_of_sub.word_rows[spec.word_role]
                 for key, values in result.word_values.items():
                     word_rows.add(spec.name, column, words, name_pairs(key, names) if spec.pair_keyed else key,
                                   values)

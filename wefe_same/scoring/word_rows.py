@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from wefe_same.scoring.layout import Vocabulary
+from wefe_same.scoring.layout import QueryLayouts
 from wefe_same.scoring.scores import STR_DTYPE, WORD_BIAS_COLUMNS
 from wefe_same.scoring.vectors import VectorTable
 
@@ -42,13 +42,13 @@ def category_column(codes: np.ndarray, labels: Sequence[str], known: KnownCatego
 class WordRows:
     """The per-word rows of one model: :meth:`add` them, then :meth:`frame` once.
 
-    ``vocabulary``: the run's :class:`~wefe_same.scoring.layout.Vocabulary` of the
+    ``layouts``: the run's :class:`~wefe_same.scoring.layout.QueryLayouts` of the
     table's words, whose word categories models with those words share.
     """
 
-    def __init__(self, table: VectorTable, vocabulary: Vocabulary | None = None):
+    def __init__(self, table: VectorTable, layouts: QueryLayouts | None = None):
         self.table = table
-        self.vocabulary = Vocabulary(table.words) if vocabulary is None else vocabulary
+        self.layouts = QueryLayouts(table.words) if layouts is None else layouts
         self.labels: dict[str, dict[str, int]] = {c: {} for c in ("metric", "subquery", "component")}
         self.codes: dict[str, list[int]] = {c: [] for c in ("metric", "subquery", "component")}
         self.lengths: list[int] = []
@@ -79,7 +79,7 @@ class WordRows:
         codes["word"] = np.concatenate(self.words)
         labels = {column: list(names) for column, names in self.labels.items()}
         labels["model"], labels["word"] = [self.table.model], list(self.table.words)
-        known = {"word": self.vocabulary.word_categories}
+        known = {"word": self.layouts.word_categories}
         return pd.DataFrame({**{column: category_column(codes[column], labels[column], known.get(column))
                                 for column in WORD_BIAS_COLUMNS[:-1]},
                              "value": np.concatenate(self.values)})

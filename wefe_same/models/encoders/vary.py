@@ -1,11 +1,11 @@
-"""``--vary pooling=mean,cls layer=-1,-4:-1``: each ``hf:`` model as one variant per
-combination of measurement settings, so that a run ranks them all and the analysis can
+"""``--vary pooling=mean,cls layer=-1,-4:-1``: each ``hf:`` model as one varied model
+per combination of measurement settings, so that a run ranks them all and the analysis can
 ask whether the ranking of the models survives the choice (Seshadri et al. 2022;
 Delobelle et al. 2022 show that it often does not).
 
-A variant is named ``BASE[pooling=P,layer=L]`` with every varied key spelt out (also a
-default value), so that the variants of one model and the models of one setting can be
-read off the names; :func:`model_variants` returns that table too. Models that are not ``hf:``
+A varied model is named ``BASE[pooling=P,layer=L]`` with every varied key spelt out (also a
+default value), so that the settings of one model and the models of one setting can be
+read off the names; :func:`varied_models` returns that table too. Models that are not ``hf:``
 specs (static models, ``sbert:`` and catalog encoders, whose pooling is their own) are
 kept as they are: they are the same model under every setting.
 """
@@ -26,7 +26,7 @@ VARY_KEYS = ("pooling", "layer")
 
 
 @dataclass(frozen=True)
-class Variant:
+class VariedModel:
     """One model under one setting: the model it varies, and the setting as ``key=value,…``."""
 
     name: str
@@ -87,15 +87,15 @@ def setting_text(setting: Mapping[str, str]) -> str:
     return ",".join(f"{k}={setting[k]}" for k in VARY_KEYS if k in setting)
 
 
-def model_variants(models: Sequence[str | ModelSource], vary: Mapping[str, Sequence[str]],
-           resolve: object) -> tuple[list[str | ModelSource], list[Variant]]:
+def varied_models(models: Sequence[str | ModelSource], vary: Mapping[str, Sequence[str]],
+                  resolve: object) -> tuple[list[str | ModelSource], list[VariedModel]]:
     """Each ``hf:`` spec in ``models`` becomes one named source per setting; the others stay.
 
     ``resolve`` is :func:`wefe_same.models.resolve_model` bound to the run's options (passed
     in, as the catalog imports this package).
     """
     out: list[str | ModelSource] = []
-    variants: list[Variant] = []
+    varied: list[VariedModel] = []
     for spec in models:
         if not isinstance(spec, str):
             out.append(spec)
@@ -108,15 +108,15 @@ def model_variants(models: Sequence[str | ModelSource], vary: Mapping[str, Seque
         base = name or _base_name(path)
         for setting in settings_of(vary):
             merged = {**options, **setting}
-            variant_spec = "hf:" + ",".join([path] + [f"{k}={v}" for k, v in merged.items()])
-            source = resolve(variant_spec)  # type: ignore[operator]
+            setting_spec = "hf:" + ",".join([path] + [f"{k}={v}" for k, v in merged.items()])
+            source = resolve(setting_spec)  # type: ignore[operator]
             label = setting_text({k: (layer_text(source.settings.layer) if k == "layer" else source.settings.pooling)
                                   for k in setting})
             source.name = f"{base}[{label}]"
             source.spec = None  # a worker gets the named source itself, not a spec to resolve again
             out.append(source)
-            variants.append(Variant(source.name, base, label))
-    if not variants:
+            varied.append(VariedModel(source.name, base, label))
+    if not varied:
         raise ModelError("--vary needs at least one hf: model among --models (static models, sbert: and catalog "
                          "encoders pool as they were trained)")
-    return out, variants
+    return out, varied
