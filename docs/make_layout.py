@@ -38,6 +38,7 @@ ROLE = re.compile(r":[a-z]+:`~?([^`]+)`")
 def first_sentence(path: Path) -> str:
     doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     text = ROLE.sub(lambda m: m.group(1).rsplit(".", 1)[-1], " ".join(doc.split("\n\n")[0].split()))
+    text = text.replace("``", "")  # a reST literal reads as plain text in the page's code block
     return SENTENCE_END.split(text, maxsplit=1)[0].rstrip(".")
 
 
