@@ -74,6 +74,19 @@ class RankResult:
         One row per pair of columns: metric_a, metric_b, n_models, rho, p_value, p_method
         (exact, permutation or asymptotic), mc_error (of a permutation p-value),
         p_adjusted, adjustment.
+    agreement, consensus, redundant_metrics : DataFrame or None
+        With more than one metric (`wefe_same.analysis.agreement`): one row with Kendall's
+        W of all the metrics that rank every model, Friedman's chi2 and its p-values (chi2
+        and, unless ``correlation_pvalues="asymptotic"``, a permutation p-value), and with
+        ``bootstrap`` its interval; per model, the consensus rank (by mean rank), the spread
+        of its ranks across metrics and how far the consensus moves with one metric left
+        out; the pairs of metric columns that correlate ±1 in this run. None otherwise.
+    mtmm, mtmm_summary : DataFrame or None
+        With two or more metrics and query sets (`wefe_same.analysis.mtmm`): Campbell &
+        Fiske's 1959 multitrait–multimethod table, traits = query sets, methods = metrics:
+        Spearman's rho between every two (metric, query set) rankings with its kind, and per
+        query set the mean convergent and discriminant coefficients and whether the
+        convergent one is above both. None otherwise.
     by_query_set : DataFrame
         Long format: query_set, metric, model, value, rank, n_subqueries, n_defined.
     details : DataFrame
@@ -154,6 +167,11 @@ class RankResult:
     manifest: dict[str, Any] = field(default_factory=dict)
     correlation_pvalues_adjusted: pd.DataFrame | None = None
     correlation_tests: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    consensus: pd.DataFrame | None = None
+    redundant_metrics: pd.DataFrame | None = None
+    mtmm: pd.DataFrame | None = None
+    mtmm_summary: pd.DataFrame | None = None
     word_bias: pd.DataFrame | None = field(default_factory=_not_given, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None

@@ -16,11 +16,13 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
+from wefe_same.analysis.agreement import agreement_test, consensus, redundant_metrics
 from wefe_same.analysis.correlation import CorrelationMethod, adjusted_matrix, correlation_tests, correlations
 from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
 from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
-from wefe_same.analysis.intervals import subquery_bootstrap, summarize_draws
+from wefe_same.analysis.intervals import subquery_draws, summarize_draws
+from wefe_same.analysis.mtmm import mtmm_summary, mtmm_table
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_by_order, rank_values
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
@@ -73,7 +75,7 @@ class AnalysisPlan(Protocol):
 #: The further long tables of a run, in the order it computes them: the analysis's, and
 #: two the run stage computes from the models themselves (``debias_lipstick``: their
 #: vocabularies; ``measurement_sensitivity``: the ``--vary`` settings).
-EXTRA_TABLES = ("correlation_tests",
+EXTRA_TABLES = ("correlation_tests", "agreement", "consensus", "redundant_metrics", "mtmm", "mtmm_summary",
                 "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
                 "debias_effect", "debias_summary", "debias_lipstick", "measurement_sensitivity")
 
@@ -89,6 +91,11 @@ class Analysis:
     correlation_pvalues: pd.DataFrame
     correlation_pvalues_adjusted: pd.DataFrame
     correlation_tests: pd.DataFrame | None = None
+    agreement: pd.DataFrame | None = None
+    consensus: pd.DataFrame | None = None
+    redundant_metrics: pd.DataFrame | None = None
+    mtmm: pd.DataFrame | None = None
+    mtmm_summary: pd.DataFrame | None = None
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -189,11 +196,25 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
                     *undefined_correlations(rankings, plan.correlation)]:
         warnings.warn(message, WefeSameWarning, stacklevel=2)
 
+    subquery_resamples = None
     if plan.bootstrap:
-        out["aggregates_ci"], out["correlations_ci"], out["rank_stability"] = subquery_bootstrap(
-            scores, plan.specs, plan.column_sets, plan.weights, agg.aggregates, agg.rankings,
-            draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"), nan_policy=plan.nan_policy,
-            fixed=fixed, ties=plan.ties)
+        subquery_resamples = subquery_draws(scores, plan.specs, plan.column_sets, plan.weights, models,
+                                            draws=plan.bootstrap, random_state=stream_seed(plan.seed, "bootstrap"),
+                                            nan_policy=plan.nan_policy)
+        out["aggregates_ci"], out["correlations_ci"], out["rank_stability"] = summarize_draws(
+            subquery_resamples, plan.specs, agg.aggregates, agg.rankings, fixed=fixed, ties=plan.ties)
+    if len(names) > 1:  # all the metrics at once: Kendall's W, the consensus, redundant columns
+        sign = np.array([-1.0 if s.order == "descending" else 1.0 for s in plan.specs])
+        out["agreement"] = agreement_test(
+            agg.rankings, names, pvalues=plan.correlation_pvalues, resamples=plan.correlation_resamples,
+            random_state=stream_seed(plan.seed, "agreement"),
+            draws=None if subquery_resamples is None else subquery_resamples * sign)
+        out["consensus"] = consensus(agg.rankings, names)
+        out["redundant_metrics"] = redundant_metrics(rho, names, tests)
+        traits = set(agg.by_query_set["query_set"]) - {OVERALL}
+        if len(traits) > 1:  # the query sets are the traits, the metrics the methods
+            out["mtmm"] = mtmm_table(agg.by_query_set, names)
+            out["mtmm_summary"] = mtmm_summary(out["mtmm"])
     word_draws = None
     if plan.bootstrap_words:
         draws = word_draws = np.stack([m.draws["bootstrap_words"] for m in per_model], axis=1)  # (B, models, metrics)
