@@ -116,6 +116,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     import pandas as pd
 
     from wefe_same.output.folder import check_output
+    from wefe_same.output.report_trust import agreement_line
     from wefe_same.output.writer import check_formats
     from wefe_same.run import pipeline
     from wefe_same.run.config import RankConfig
@@ -134,6 +135,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
         print(result.rankings.to_string())
         print(f"\n{args.correlation.capitalize()} correlation between rankings:")
         print(result.correlations.round(2).to_string())
+    if line := agreement_line(result.agreement, result.redundant_metrics):
+        print(f"\n{line}")
     if args.workers == "auto":
         print(f"\nWorkers (auto): {result.manifest['workers']['reason']}")
     print(f"\nWrote {out} in {time.perf_counter() - started:.1f} s{_page_hint(out)}")

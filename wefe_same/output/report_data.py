@@ -55,6 +55,12 @@ class ReportData:
     measurement: pd.DataFrame | None = None
     #: ``correlation_tests.csv``: which method made each correlation's p-value, and its adjusted value.
     correlation_tests: pd.DataFrame | None = None
+    #: ``agreement.csv``, ``consensus.csv``, ``redundant_metrics.csv`` (more than one metric), else None.
+    agreement: pd.DataFrame | None = None
+    consensus: pd.DataFrame | None = None
+    redundant_metrics: pd.DataFrame | None = None
+    #: ``mtmm_summary.csv`` (two or more metrics and query sets), else None.
+    mtmm_summary: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -129,7 +135,9 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         rank_intervals=_rank_intervals(result.rank_stability, extra.get("word_bootstrap")),
         words=words, word_metric=chosen, debias_effect=extra.get("debias_effect"),
         debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"),
-        correlation_tests=extra.get("correlation_tests"))
+        correlation_tests=extra.get("correlation_tests"), agreement=extra.get("agreement"),
+        consensus=extra.get("consensus"), redundant_metrics=extra.get("redundant_metrics"),
+        mtmm_summary=extra.get("mtmm_summary"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -221,7 +229,14 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         measurement=_optional(folder, "measurement_sensitivity.csv"),
         correlation_tests=_csv(folder / "correlation_tests.csv",
                                dtype={"metric_a": str, "metric_b": str, "p_method": str, "adjustment": str})
-        if (folder / "correlation_tests.csv").is_file() else None)
+        if (folder / "correlation_tests.csv").is_file() else None,
+        agreement=_csv(folder / "agreement.csv", dtype={"p_method": str, "left_out": str, "reason": str})
+        if (folder / "agreement.csv").is_file() else None,
+        consensus=_optional(folder, "consensus.csv"),
+        redundant_metrics=_csv(folder / "redundant_metrics.csv", dtype={"metric_a": str, "metric_b": str})
+        if (folder / "redundant_metrics.csv").is_file() else None,
+        mtmm_summary=_csv(folder / "mtmm_summary.csv", dtype={"trait": str, "valid": "boolean"})
+        if (folder / "mtmm_summary.csv").is_file() else None)
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

@@ -34,6 +34,7 @@ from wefe_same.output.report_data import ReportData, from_folder, from_result, n
 from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.report_terms import CORRELATION_LEAD, MEASUREMENT_LEAD, SCORING_LEAD, glossary
+from wefe_same.output.report_trust import trust_section
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.versions import package_version
@@ -74,6 +75,7 @@ def check_manifest_shape(manifest: Mapping[str, Any], path: Path) -> None:
 NOISE = 1e-12
 
 SECTIONS = (("overall", "Overall ranking"), ("rankings", "Per-metric rankings"), ("correlations", "Correlations"),
+            ("trust", "Can these metrics be trusted on these models?"),
             ("debias", "Debiasing effect"), ("measurement", "Measurement sensitivity"), ("scores", "Score heatmaps"),
             ("words", "Most-biased words"), ("coverage", "Coverage"), ("warnings", "Warnings"),
             ("manifest", "Manifest"))
@@ -403,6 +405,11 @@ def _chips(pairs: Any, floor: float = 0.0) -> str:
                    for w, v in kept)
 
 
+def _trust(data: ReportData) -> str:
+    return trust_section(data.agreement, data.consensus, data.redundant_metrics, Cells(_table, _td, _num, _note), _rank,
+                         mtmm=data.mtmm_summary)
+
+
 def _coverage(data: ReportData) -> str:
     return coverage_section(data.lookups, _overall_order(data), Cells(_table, _td, _num, _note), _rank)
 
@@ -491,6 +498,7 @@ def build_report(data: ReportData) -> str:
             + (f" on the query sets {queries}" if queries else "") + (f"; run {created}" if created else "")
             + ". Rank 1 = least biased.")
     builders = {"overall": _overall, "rankings": _rankings, "correlations": _correlations, "debias": _debias,
+                "trust": _trust,
                 "measurement": _measurement, "scores": _scores,
                 "words": _words, "coverage": _coverage, "warnings": _warnings, "manifest": _manifest}
     # Debiasing only with a base and its variant, measurement only with --vary: others as they were.

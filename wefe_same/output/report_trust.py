@@ -1,0 +1,130 @@
+"""The report's section "Can these metrics be trusted on these models?": how far all the
+metrics agree (``agreement.csv``: Kendall's W with Friedman's test), the consensus ranking
+with each model's spread across metrics (``consensus.csv``) and the metric columns that
+say the same thing in this run (``redundant_metrics.csv``).
+
+The page's table helpers live in :mod:`wefe_same.output.report_html`, which imports this
+module; they are passed in (``cells``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from wefe_same.analysis.agreement import alike_groups
+from wefe_same.output.report_lipstick import Cells
+from wefe_same.output.report_svg import fmt
+
+#: Schmidt (1997)'s anchors for Kendall's W; a value reads as the nearest one.
+W_ANCHORS = ((0.1, "very weak"), (0.3, "weak"), (0.5, "moderate"), (0.7, "strong"), (0.9, "unusually strong"))
+
+CONSENSUS_NOTE = ("Per model: the consensus rank (by the mean of its ranks over the metrics that rank every model), "
+                  "the lowest and highest rank a metric gives it and their interquartile range, and how far its "
+                  "consensus rank moves when one metric is left out (the metric that moves it most). A model whose "
+                  "ranks span the whole range is ranked by the choice of metric, not by its bias.")
+
+
+def w_reading(w: float) -> str:
+    """The anchor of Schmidt (1997) nearest to ``w`` ("" for NaN).
+
+    >>> w_reading(0.62), w_reading(0.05)
+    ('strong', 'very weak')
+    """
+    if not np.isfinite(w):
+        return ""
+    return min(W_ANCHORS, key=lambda anchor: abs(anchor[0] - w))[1]
+
+
+def agreement_text(table: pd.DataFrame) -> str:
+    """One sentence on Kendall's W of ``agreement.csv``'s row."""
+    row = table.iloc[0]
+    w = float(row["w"])
+    if not np.isfinite(w):
+        return f"Kendall's W is undefined: {row['reason']}."
+    p = f"p = {fmt(float(row['p_value']), 3)} ({row['p_method']}; χ² p = {fmt(float(row['p_chi2']), 3)})"
+    interval = (f", 95 % bootstrap interval [{fmt(float(row['ci_low']), 2)}, {fmt(float(row['ci_high']), 2)}]"
+                if np.isfinite(float(row["ci_low"])) else "")
+    left = f" Left out (a model unranked): {row['left_out']}." if isinstance(row["left_out"], str) and row[
+        "left_out"] else ""
+    return (f"Kendall's W of the {int(row['n_metrics'])} metrics over {int(row['n_models'])} models: "
+            f"{fmt(w, 3)}{interval}, {w_reading(w)} agreement (Schmidt 1997: 0.1 very weak … 0.9 unusually strong); "
+            f"Friedman's χ² = {fmt(float(row['chi2']), 4)} on {int(row['df'])} degrees of freedom, {p}. "
+            f"W = 1: every metric orders the models alike; 0: their orders cancel out.{left}")
+
+
+def _float(value: object) -> float:
+    """A table's number as a float; NaN for a missing one (pandas' NA of an Int64 column)."""
+    return float("nan") if pd.isna(value) else float(value)  # type: ignore[arg-type]
+
+
+def agreement_line(agreement: pd.DataFrame | None, redundant: pd.DataFrame | None) -> str:
+    """The command line's one line on the agreement of all metrics ("" with one metric).
+
+    >>> row = pd.DataFrame([{"w": 0.62, "n_metrics": 12, "p_value": 1e-05, "p_method": "permutation",
+    ...                      "reason": ""}])
+    >>> pair = pd.DataFrame({"metric_a": ["SAME"], "metric_b": ["SAME-skew"], "same_order": [True], "p_value": [1e-6]})
+    >>> print(agreement_line(row, pair))
+    Agreement of the 12 metrics: Kendall's W = 0.62 (strong), p = 1e-05 (permutation); ranked alike: SAME = SAME-skew
+    """
+    if agreement is None or agreement.empty:
+        return ""
+    row = agreement.iloc[0]
+    w = float(row["w"])
+    if not np.isfinite(w):
+        return f"Agreement of the metrics: Kendall's W undefined ({row['reason']})"
+    line = (f"Agreement of the {int(row['n_metrics'])} metrics: Kendall's W = {fmt(w, 3)} ({w_reading(w)}), "
+            f"p = {fmt(float(row['p_value']), 3)} ({row['p_method']})")
+    groups = alike_groups(redundant) if redundant is not None and not redundant.empty else []
+    if groups:
+        line += "; ranked alike: " + "; ".join(" = ".join(map(str, g)) for g in groups)
+    return line
+
+
+MTMM_NOTE = ("Validity as a multitrait–multimethod table (Campbell & Fiske 1959): the query sets are the traits, "
+             "the metrics the methods, each (metric, query set) a ranking of the models. Per query set: the mean "
+             "Spearman correlation between different metrics on it (convergent), between one metric on it and on "
+             "another query set (heterotrait–monomethod) and between different metrics on different query sets "
+             "(heterotrait–heteromethod). Valid: the convergent mean is above both (the metrics agree on the trait "
+             "more than a metric agrees with itself elsewhere). Every pair is in mtmm.csv.")
+
+
+def mtmm_rows(summary: pd.DataFrame, cells: Cells) -> list[list[str]]:
+    """The rows of the validity table, one per query set."""
+    return [[cells.text(str(r.trait)), cells.number(_float(r.convergent)),
+             cells.number(_float(r.heterotrait_monomethod)), cells.number(_float(r.heterotrait_heteromethod)),
+             cells.text(str(int(r.n_convergent)), numeric=True),
+             cells.text("–" if pd.isna(r.valid) else "yes" if bool(r.valid) else "no")]
+            for r in summary.itertuples()]
+
+
+def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None,
+                  redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str],
+                  mtmm: pd.DataFrame | None = None) -> str:
+    """The section's notes and tables; a note alone when the run had one metric."""
+    if agreement is None or agreement.empty:
+        return cells.note("One metric in this run: there is no agreement to measure.")
+    parts = [cells.note(agreement_text(agreement))]
+    if redundant is not None and not redundant.empty:
+        pairs = "; ".join(f"{a} and {b} ({'same' if bool(same) else 'reversed'} order, p = {fmt(_float(p), 3)})"
+                          for a, b, same, p in zip(redundant["metric_a"], redundant["metric_b"],
+                                                   redundant["same_order"], redundant["p_value"]))
+        parts.append(cells.note(f"Rank correlation ±1 in this run: {pairs}. Such a pair is one piece of evidence, "
+                                "not two; with few models ±1 also happens by chance (p above 0.05: not evidence "
+                                "of redundancy)."))
+    if consensus is not None and consensus["consensus_rank"].notna().any():
+        rows = [[cells.text(str(r.model), sort=str(r.model)), rank(_float(r.consensus_rank)),
+                 cells.number(_float(r.mean_rank)), rank(_float(r.rank_min)), rank(_float(r.rank_max)),
+                 cells.number(_float(r.rank_iqr)), rank(_float(r.loo_max_shift)),
+                 cells.text("" if pd.isna(r.loo_metric) else str(r.loo_metric))]
+                for r in consensus.sort_values("consensus_rank").itertuples()]
+        head = ["model", "consensus rank", "mean rank", "lowest rank", "highest rank", "IQR", "moves by",
+                "when leaving out"]
+        parts += [cells.note(CONSENSUS_NOTE), cells.table(head, rows, label="Consensus ranking")]
+    if mtmm is not None and not mtmm.empty:
+        head = ["query set", "convergent", "heterotrait–monomethod", "heterotrait–heteromethod", "metric pairs",
+                "valid"]
+        parts += [cells.note(MTMM_NOTE), cells.table(head, mtmm_rows(mtmm, cells), label="Validity (MTMM)")]
+    return "".join(parts)
