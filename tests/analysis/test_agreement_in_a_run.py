@@ -78,3 +78,5 @@ def test_two_query_sets_give_the_mtmm_tables_in_the_folder_and_the_report(tmp_pa
     pages = [build_report(from_result(result, manifest)), build_report(from_folder(folder, manifest))]
     sections = [page.split('<section id="trust">')[1].split("</section>")[0] for page in pages]
     assert sections[0] == sections[1] and 'aria-label="Validity (MTMM)"' in sections[0]
+    assert 'aria-label="Multitrait–multimethod matrix"' in sections[0]
+    assert sections[0].count("<rect") >= len(result.mtmm_summary) * len(METRICS)  # a cell per pair of rankings

@@ -61,6 +61,8 @@ class ReportData:
     redundant_metrics: pd.DataFrame | None = None
     #: ``mtmm_summary.csv`` (two or more metrics and query sets), else None.
     mtmm_summary: pd.DataFrame | None = None
+    #: ``mtmm.csv``: every pair of (metric, query set) rankings, drawn as the MTMM matrix.
+    mtmm: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -137,7 +139,7 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"),
         correlation_tests=extra.get("correlation_tests"), agreement=extra.get("agreement"),
         consensus=extra.get("consensus"), redundant_metrics=extra.get("redundant_metrics"),
-        mtmm_summary=extra.get("mtmm_summary"))
+        mtmm_summary=extra.get("mtmm_summary"), mtmm=extra.get("mtmm"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -236,7 +238,9 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         redundant_metrics=_csv(folder / "redundant_metrics.csv", dtype={"metric_a": str, "metric_b": str})
         if (folder / "redundant_metrics.csv").is_file() else None,
         mtmm_summary=_csv(folder / "mtmm_summary.csv", dtype={"trait": str, "valid": "boolean"})
-        if (folder / "mtmm_summary.csv").is_file() else None)
+        if (folder / "mtmm_summary.csv").is_file() else None,
+        mtmm=_csv(folder / "mtmm.csv", dtype={"metric_a": str, "trait_a": str, "metric_b": str, "trait_b": str,
+                                               "kind": str}) if (folder / "mtmm.csv").is_file() else None)
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

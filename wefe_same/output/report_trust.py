@@ -16,7 +16,7 @@ import pandas as pd
 
 from wefe_same.analysis.agreement import alike_groups
 from wefe_same.output.report_lipstick import Cells
-from wefe_same.output.report_svg import fmt
+from wefe_same.output.report_svg import DIVERGING, Scale, fmt, heatmap
 
 #: Schmidt (1997)'s anchors for Kendall's W; a value reads as the nearest one.
 W_ANCHORS = ((0.1, "very weak"), (0.3, "weak"), (0.5, "moderate"), (0.7, "strong"), (0.9, "unusually strong"))
@@ -88,7 +88,8 @@ MTMM_NOTE = ("Validity as a multitrait–multimethod table (Campbell & Fiske 195
              "Spearman correlation between different metrics on it (convergent), between one metric on it and on "
              "another query set (heterotrait–monomethod) and between different metrics on different query sets "
              "(heterotrait–heteromethod). Valid: the convergent mean is above both (the metrics agree on the trait "
-             "more than a metric agrees with itself elsewhere). Every pair is in mtmm.csv.")
+             "more than a metric agrees with itself elsewhere). The matrix below shows every pair, in blocks by metric "
+             "(hover a cell for its kind); every pair is in mtmm.csv.")
 
 
 def mtmm_rows(summary: pd.DataFrame, cells: Cells) -> list[list[str]]:
@@ -100,9 +101,27 @@ def mtmm_rows(summary: pd.DataFrame, cells: Cells) -> list[list[str]]:
             for r in summary.itertuples()]
 
 
+def mtmm_heatmap(table: pd.DataFrame) -> str:
+    """The multitrait–multimethod matrix as an SVG heatmap: every (metric, query set) ranking
+    against every other, grouped by metric, each cell's kind and rho in its tooltip."""
+    labels = list(dict.fromkeys([*zip(table["metric_a"], table["trait_a"]), *zip(table["metric_b"], table["trait_b"])]))
+    position = {label: i for i, label in enumerate(labels)}
+    values = np.eye(len(labels))
+    kinds = [["same ranking"] * len(labels) for _ in labels]
+    for r in table.itertuples():
+        i, j = position[(r.metric_a, r.trait_a)], position[(r.metric_b, r.trait_b)]
+        values[i, j] = values[j, i] = _float(r.rho)
+        kinds[i][j] = kinds[j][i] = str(r.kind)
+    names = [f"{metric} · {trait}" for metric, trait in labels]
+    tips = [[f"{a} × {b}: Spearman {fmt(values[i, j], 3)} ({kinds[i][j]})" for j, b in enumerate(names)]
+            for i, a in enumerate(names)]
+    return heatmap(values, names, names, tips, label="Multitrait–multimethod matrix", grad_id="grad-mtmm",
+                   scale=Scale(-1.0, 1.0, DIVERGING), legend="Spearman correlation between rankings")
+
+
 def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None,
                   redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str],
-                  mtmm: pd.DataFrame | None = None) -> str:
+                  mtmm: pd.DataFrame | None = None, mtmm_pairs: pd.DataFrame | None = None) -> str:
     """The section's notes and tables; a note alone when the run had one metric."""
     if agreement is None or agreement.empty:
         return cells.note("One metric in this run: there is no agreement to measure.")
@@ -127,4 +146,6 @@ def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None
         head = ["query set", "convergent", "heterotrait–monomethod", "heterotrait–heteromethod", "metric pairs",
                 "valid"]
         parts += [cells.note(MTMM_NOTE), cells.table(head, mtmm_rows(mtmm, cells), label="Validity (MTMM)")]
+        if mtmm_pairs is not None and not mtmm_pairs.empty:
+            parts.append(f'<div class="scroll">{mtmm_heatmap(mtmm_pairs)}</div>')
     return "".join(parts)
