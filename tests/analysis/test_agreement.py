@@ -15,6 +15,7 @@ from wefe_same.analysis.agreement import (
     alike_groups,
     consensus,
     kendalls_w,
+    oriented,
     redundant_metrics,
     tie_sums,
 )
@@ -98,7 +99,46 @@ def test_the_interval_comes_from_the_draws_in_the_metrics_order():
     row = agreement_test(ranked(observed), list("MNO"), pvalues="asymptotic", draws=draws).iloc[0]
     drawn = kendalls_w(stats.rankdata(draws, axis=1))
     assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.quantile(drawn, [0.025, 0.975])))
-    assert row["ci_low"] <= row["w"] <= row["ci_high"]
+    assert row["ci_low"] <= row["w"] <= row["ci_high"] and row["n_draws"] == 200
+
+
+def test_the_interval_reads_the_kept_metrics_columns_of_the_draws():
+    rng = np.random.default_rng(1)
+    observed = pd.DataFrame(rng.normal(size=(6, 3)), index=list("abcdef"), columns=list("MNO"))
+    observed.loc["c", "M"] = np.nan  # M leaves a model unranked: out of W, and out of the draws' columns
+    draws = rng.normal(size=(100, 6, 3))
+    row = agreement_test(observed, list("MNO"), pvalues="asymptotic", draws=draws).iloc[0]
+    drawn = kendalls_w(stats.rankdata(draws[:, :, [1, 2]], axis=1))
+    assert row["left_out"] == "M" and row["n_metrics"] == 2
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(np.quantile(drawn, [0.025, 0.975])))
+
+
+def test_values_are_ranked_by_average_ranks_whatever_made_them():
+    # the run's "first" rankings break the tie of a and b; W and the consensus rank the values
+    values = pd.DataFrame({"M": [0.1, 0.1, 0.1, 0.5], "N": [0.3, 0.2, 0.1, 0.4]}, index=list("abcd"))
+    first = values.rank(method="first")
+    assert agreement_test(values, ["M", "N"]).iloc[0]["w"] == pytest.approx(0.875)
+    assert agreement_test(first, ["M", "N"]).iloc[0]["w"] == pytest.approx(0.6)  # what "first" ranks would say
+    assert consensus(values, ["M", "N"])["mean_rank"].tolist() == pytest.approx([2.5, 2.0, 1.5, 4.0])
+
+
+def test_oriented_flips_descending_metrics_only():
+    class Spec:
+        def __init__(self, name, order):
+            self.name, self.order = name, order
+
+    aggregates = pd.DataFrame({"A": [1.0, 2.0], "D": [1.0, 2.0]}, index=["x", "y"])
+    out = oriented(aggregates, [Spec("A", "abs"), Spec("D", "descending")])
+    assert out["A"].tolist() == [1.0, 2.0] and out["D"].tolist() == [-1.0, -2.0]
+
+
+def test_chance_of_plus_or_minus_one_is_not_read_off_an_asymptotic_pvalue():
+    rho = pd.DataFrame([[1.0, 1.0], [1.0, 1.0]], index=list("MN"), columns=list("MN"))
+    tests = pd.DataFrame({"metric_a": ["M"], "metric_b": ["N"], "n_models": [3], "p_value": [0.0],
+                          "p_method": ["asymptotic"]})
+    row = redundant_metrics(rho, ["M", "N"], tests).iloc[0]
+    assert row["p_value"] == pytest.approx(2 / 6) and row["p_method"] == "untied exact"
+    assert alike_groups(redundant_metrics(rho, ["M", "N"], tests)) == []
 
 
 def test_consensus_spread_and_leave_one_out():
@@ -107,7 +147,7 @@ def test_consensus_spread_and_leave_one_out():
     assert table["mean_rank"].tolist() == pytest.approx([2.0, 7 / 3, 8 / 3, 3.0])
     assert table["consensus_rank"].tolist() == [1, 2, 3, 4]
     assert table.loc["a", ["rank_min", "rank_max"]].tolist() == [1, 4] and table.loc["a", "rank_iqr"] == 1.5
-    # without O, every model keeps its place; without M (or N), a and d tie at 2.5 → ranks 1 and 1
+    # without O, every model keeps its place; without M (or N), all four tie at a mean of 2.5 → rank 1
     assert table.loc["d", "loo_max_shift"] == 3 and table.loc["d", "loo_metric"] == "M"
     assert table.loc["b", "loo_max_shift"] == 1
 
@@ -123,7 +163,8 @@ def test_redundant_columns_are_the_pairs_at_plus_or_minus_one():
 
 def test_redundant_pairs_carry_their_pvalue_and_chance_pairs_are_not_grouped():
     rho = pd.DataFrame([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], index=list("MNO"), columns=list("MNO"))
-    tests = pd.DataFrame({"metric_a": ["M", "M", "N"], "metric_b": ["N", "O", "O"], "p_value": [0.001, 0.33, 0.33]})
+    tests = pd.DataFrame({"metric_a": ["M", "M", "N"], "metric_b": ["N", "O", "O"], "n_models": [8, 3, 3],
+                          "p_value": [0.001, 0.33, 0.33], "p_method": ["exact"] * 3})
     table = redundant_metrics(rho, list("MNO"), tests)
     assert table["p_value"].tolist() == [0.001, 0.33, 0.33]
     assert alike_groups(table) == [["M", "N"]]  # O's ±1 is what three models give by chance

@@ -27,10 +27,11 @@ def run():
                 execution=Execution(progress=False))
 
 
-def test_w_is_that_of_the_runs_own_rankings_and_friedmans_test(run):
+def test_w_is_that_of_the_runs_aggregates_and_friedmans_test(run):
     row = run.agreement.iloc[0]
     complete = [m for m in METRICS if run.rankings[m].notna().all()]
-    ranks = stats.rankdata(run.rankings[complete].to_numpy(float), axis=0)
+    assert len(complete) >= 4
+    ranks = stats.rankdata(run.aggregates[complete].to_numpy(float), axis=0)  # no descending metric here
     assert row["w"] == pytest.approx(float(kendalls_w(ranks)), rel=1e-15)
     friedman = stats.friedmanchisquare(*ranks)
     assert row["chi2"] == pytest.approx(friedman.statistic, rel=1e-12)
@@ -64,6 +65,27 @@ def test_one_metric_has_no_agreement_tables():
     result = rank([random_source(f"m{i}", seed=i) for i in range(3)], [QUERY], ["WEAT"],
                   execution=Execution(progress=False))
     assert result.agreement is None and result.consensus is None and result.redundant_metrics is None
+    assert result.mtmm is None and result.mtmm_summary is None
+
+
+def test_the_tie_rule_of_the_rankings_does_not_change_w_or_the_consensus():
+    sources = [random_source(f"m{i}", seed=i) for i in range(4)]
+    sources.append(random_source("copy-of-m0", seed=0))  # ties m0 under every metric
+    runs = {ties: rank(sources, [QUERY], [*METRICS, "ECT"], seed=2, ties=ties, execution=Execution(progress=False))
+            for ties in ("min", "first", "average")}
+    ws = {ties: r.agreement.iloc[0]["w"] for ties, r in runs.items()}
+    assert ws["min"] == ws["first"] == ws["average"] and np.isfinite(ws["min"])
+    means = {ties: r.consensus["mean_rank"].tolist() for ties, r in runs.items()}
+    assert means["min"] == means["first"] == means["average"]
+    table = runs["min"].consensus.set_index("model")
+    assert table.loc["m0", "mean_rank"] == table.loc["copy-of-m0", "mean_rank"]
+
+
+def test_a_folder_without_the_agreement_tables_says_so(run, tmp_path):
+    folder = run.save(tmp_path / "old", formats=[])
+    (folder / "agreement.csv").unlink()  # as a folder written before these tables
+    page = build_report(from_folder(folder, read_manifest(folder)))
+    assert "has no agreement.csv (written by an older wefe-same)" in page
 
 
 def test_two_query_sets_give_the_mtmm_tables_in_the_folder_and_the_report(tmp_path):

@@ -15,6 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "wefe_same"
 
 #: name → why its definitions mean one thing.
 SAME_MEANING = {
+    "average_ranks": "ties share the mean of their places: a 1-D array in ECT's inner loop (metrics/ect.py), "
+                     "a frame's columns for Kendall's W (analysis/agreement.py)",
     "MetricSpec": "query/expand.py's Protocol is the part of metrics.MetricSpec that expansion reads",
     "debias_effect": "output/figures.py draws the table analysis/debias_effect.py makes, under its name",
     "measurement_sensitivity": "output/figures.py draws the table analysis/measurement.py makes, under its name",

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,25 +66,37 @@ def kendalls_w(ranks: np.ndarray) -> np.ndarray:
         return np.where(denominator > 0, 12.0 * s / np.where(denominator > 0, denominator, 1.0), np.nan)
 
 
-def complete_metrics(rankings: pd.DataFrame, metrics: Sequence[str]) -> tuple[list[str], list[str]]:
+def complete_metrics(values: pd.DataFrame, metrics: Sequence[str]) -> tuple[list[str], list[str]]:
     """(metrics that rank every model, metrics left out because they leave one unranked)."""
-    kept = [m for m in metrics if m in rankings and rankings[m].notna().all()]
+    kept = [m for m in metrics if m in values and values[m].notna().all()]
     return kept, [m for m in metrics if m not in kept]
 
 
-def _average_ranks(rankings: pd.DataFrame) -> np.ndarray:
-    """The run's ranks as average ranks per column (the run may break ties by "min")."""
-    return stats.rankdata(rankings.to_numpy(dtype=float), axis=0)
+def oriented(aggregates: pd.DataFrame, specs: Sequence[Any]) -> pd.DataFrame:
+    """A run's aggregates of ``specs`` with lower = less biased throughout (a descending
+    metric negated): what W and the consensus rank."""
+    return pd.DataFrame({s.name: -aggregates[s.name] if s.order == "descending" else aggregates[s.name]
+                         for s in specs}, index=aggregates.index)
 
 
-def agreement_test(rankings: pd.DataFrame, metrics: Sequence[str], *, pvalues: str = "exact",
+def average_ranks(values: pd.DataFrame) -> pd.DataFrame:
+    """Average ranks per column (ties share the mean of their places), whatever tie rule
+    made a run's rankings: a "first" ranking has broken ties that no re-ranking restores,
+    so W and the consensus rank the values themselves."""
+    return pd.DataFrame(stats.rankdata(values.to_numpy(dtype=float), axis=0), index=values.index,
+                        columns=values.columns)
+
+
+def agreement_test(values: pd.DataFrame, metrics: Sequence[str], *, pvalues: str = "exact",
                    resamples: int = 100_000, random_state: int = 0,
                    draws: np.ndarray | None = None, level: float = 0.95) -> pd.DataFrame:
     """Kendall's W of the metrics' rankings with Friedman's test: one row.
 
     Parameters
     ----------
-    rankings : DataFrame, models × columns (1 = least biased)
+    values : DataFrame, models × columns, lower = less biased
+        A run's aggregates with descending metrics negated (:func:`oriented`), or rankings
+        (1 = least biased); ranked here by average ranks.
     metrics : the metric columns to compare (the others, quality or external, are not raters)
     pvalues : "exact" (a permutation p-value beside the χ² one) or "asymptotic" (χ² only)
     draws : ndarray (B, models, metrics), optional
@@ -93,19 +106,21 @@ def agreement_test(rankings: pd.DataFrame, metrics: Sequence[str], *, pvalues: s
     Returns
     -------
     DataFrame with one row: ``w``, ``chi2``, ``df``, ``p_chi2``, ``p_value``, ``p_method``,
-    ``mc_error``, ``n_models``, ``n_metrics``, ``ci_low``, ``ci_high``, ``left_out``, ``reason``.
+    ``mc_error``, ``n_models``, ``n_metrics``, ``ci_low``, ``ci_high``, ``n_draws`` (draws
+    with a defined W; a draw where a metric leaves a model unranked has none), ``left_out``
+    ("; "-separated), ``reason``.
     """
-    kept, left_out = complete_metrics(rankings, metrics)
-    n, m = len(rankings), len(kept)
+    kept, left_out = complete_metrics(values, metrics)
+    n, m = len(values), len(kept)
     row: dict[str, object] = {"w": np.nan, "chi2": np.nan, "df": max(n - 1, 0), "p_chi2": np.nan,
                               "p_value": np.nan, "p_method": "", "mc_error": np.nan, "n_models": n,
-                              "n_metrics": m, "ci_low": np.nan, "ci_high": np.nan,
-                              "left_out": " ".join(left_out), "reason": ""}
+                              "n_metrics": m, "ci_low": np.nan, "ci_high": np.nan, "n_draws": 0,
+                              "left_out": "; ".join(left_out), "reason": ""}
     if n < 2 or m < 2:
         row["reason"] = (f"{n} model(s) ranked: W compares at least 2" if n < 2
                          else f"{m} metric(s) rank every model: W needs at least 2")
         return pd.DataFrame([row])
-    ranks = _average_ranks(rankings[kept])
+    ranks = average_ranks(values[kept]).to_numpy()
     w = float(kendalls_w(ranks))
     if np.isnan(w):
         row["reason"] = "every metric ties every model: no order to agree on"
@@ -119,6 +134,7 @@ def agreement_test(rankings: pd.DataFrame, metrics: Sequence[str], *, pvalues: s
         columns = [list(metrics).index(k) for k in kept]
         drawn = kendalls_w(stats.rankdata(draws[:, :, columns], axis=1, nan_policy="omit"))
         drawn = drawn[~np.isnan(drawn)]
+        row["n_draws"] = len(drawn)
         if len(drawn):
             row["ci_low"], row["ci_high"] = np.quantile(drawn, [(1 - level) / 2, (1 + level) / 2]).tolist()
     return pd.DataFrame([row])
@@ -150,17 +166,19 @@ def _enumerable(n: int, m: int, resamples: int) -> bool:
     return m * math.lgamma(n + 1) <= math.log(resamples) + 1e-9
 
 
-def consensus(rankings: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
-    """Per model: the consensus rank (by mean rank over the metrics that rank every model,
-    ties "min"), the spread of its ranks across metrics and how far its consensus rank
-    moves when one metric is left out.
+def consensus(values: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
+    """Per model: the consensus rank (by the mean of its average ranks over the metrics that
+    rank every model; tied means share the lowest place), the spread of its ranks across
+    metrics and how far its consensus rank moves when one metric is left out. ``values`` as
+    for :func:`agreement_test` (lower = less biased); the ranks are average ranks, so every
+    metric weighs alike whatever tie rule the run's rankings use.
 
     Columns: ``consensus_rank``, ``mean_rank``, ``rank_min``, ``rank_max``, ``rank_iqr``,
     ``loo_max_shift`` (the largest |change| of the consensus rank with one metric left
     out) and ``loo_metric`` (the metric whose removal moves it most; "" when none does).
     """
-    kept, _ = complete_metrics(rankings, metrics)
-    frame = rankings[kept].astype("float64")
+    kept, _ = complete_metrics(values, metrics)
+    frame = average_ranks(values[kept])
     mean = frame.mean(axis=1)
     table = pd.DataFrame({"consensus_rank": mean.rank(method="min"), "mean_rank": mean,
                           "rank_min": frame.min(axis=1), "rank_max": frame.max(axis=1),
@@ -170,7 +188,7 @@ def consensus(rankings: pd.DataFrame, metrics: Sequence[str]) -> pd.DataFrame:
     table["loo_max_shift"] = shifts.max(axis=1) if len(shifts.columns) else np.nan
     table["loo_metric"] = [str(shifts.loc[i].idxmax()) if len(shifts.columns) and shifts.loc[i].max() > 0 else ""
                            for i in frame.index]
-    # integer ranks stay integers (Int64); a run with ties="average" keeps its halves
+    # integer ranks stay integers (Int64); a tie's halves stay
     integers = [c for c in ("consensus_rank", "rank_min", "rank_max")
                 if np.all(np.isnan(table[c]) | (table[c] == np.round(table[c])))]
     table[integers] = table[integers].astype("Int64")
@@ -182,20 +200,27 @@ def redundant_metrics(correlations: pd.DataFrame, metrics: Sequence[str], tests:
     """Pairs of metric columns whose rank correlation is ±1 within ``tolerance``: in this
     run one of them carries no information the other does not.
 
-    Columns ``metric_a``, ``metric_b``, ``rho``, ``same_order`` and ``p_value``, the pair's
-    p-value from ``tests`` (a run's correlation_tests: with few models ±1 happens by chance,
-    2/3! = 0.33 for three untied models; NaN without ``tests``).
+    Columns ``metric_a``, ``metric_b``, ``rho``, ``same_order``, ``p_value`` and ``p_method``:
+    how likely ±1 is by chance. With few models it is likely (three untied models: 2/3! =
+    0.33): the pair's exact or permutation p-value from ``tests`` (a run's
+    correlation_tests), or, where those are asymptotic (which gives 0 at ±1 whatever the
+    number of models), 2/n!, the exact p of an untied pair of n models ("untied exact").
+    NaN without ``tests``.
     """
     names = [m for m in metrics if m in correlations.columns]
-    pvalues: dict[frozenset[str], float] = {}
+    chance: dict[frozenset[str], tuple[float, str]] = {}
     if tests is not None:
-        pvalues = {frozenset((a, b)): float(p)
-                   for a, b, p in zip(tests["metric_a"], tests["metric_b"], tests["p_value"])}
+        for a, b, p, method, n in zip(tests["metric_a"], tests["metric_b"], tests["p_value"], tests["p_method"],
+                                      tests["n_models"]):
+            chance[frozenset((a, b))] = ((float(p), str(method)) if method != "asymptotic"
+                                         else (math.exp(math.log(2.0) - math.lgamma(int(n) + 1)), "untied exact"))
     rows = [{"metric_a": a, "metric_b": b, "rho": float(correlations.loc[a, b]),
-             "same_order": bool(correlations.loc[a, b] > 0), "p_value": pvalues.get(frozenset((a, b)), np.nan)}
+             "same_order": bool(correlations.loc[a, b] > 0),
+             "p_value": chance.get(frozenset((a, b)), (np.nan, ""))[0],
+             "p_method": chance.get(frozenset((a, b)), (np.nan, ""))[1]}
             for i, a in enumerate(names) for b in names[i + 1:]
             if abs(float(correlations.loc[a, b])) >= 1.0 - tolerance]
-    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "rho", "same_order", "p_value"])
+    return pd.DataFrame(rows, columns=["metric_a", "metric_b", "rho", "same_order", "p_value", "p_method"])
 
 
 def alike_groups(redundant: pd.DataFrame, alpha: float = 0.05) -> list[list[str]]:

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 
-from wefe_same.analysis.agreement import agreement_test, consensus, redundant_metrics
+from wefe_same.analysis.agreement import agreement_test, consensus, oriented, redundant_metrics
 from wefe_same.analysis.correlation import CorrelationMethod, adjusted_matrix, correlation_tests, correlations
 from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
@@ -205,11 +205,12 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
             subquery_resamples, plan.specs, agg.aggregates, agg.rankings, fixed=fixed, ties=plan.ties)
     if len(names) > 1:  # all the metrics at once: Kendall's W, the consensus, redundant columns
         sign = np.array([-1.0 if s.order == "descending" else 1.0 for s in plan.specs])
+        values = oriented(agg.aggregates, plan.specs)
         out["agreement"] = agreement_test(
-            agg.rankings, names, pvalues=plan.correlation_pvalues, resamples=plan.correlation_resamples,
+            values, names, pvalues=plan.correlation_pvalues, resamples=plan.correlation_resamples,
             random_state=stream_seed(plan.seed, "agreement"),
             draws=None if subquery_resamples is None else subquery_resamples * sign)
-        out["consensus"] = consensus(agg.rankings, names)
+        out["consensus"] = consensus(values, names)
         out["redundant_metrics"] = redundant_metrics(rho, names, tests)
         traits = set(agg.by_query_set["query_set"]) - {OVERALL}
         if len(traits) > 1:  # the query sets are the traits, the metrics the methods

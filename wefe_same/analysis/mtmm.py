@@ -1,11 +1,12 @@
 """Validity of the metrics as a multitrait–multimethod table (Campbell & Fiske 1959).
 
 Traits are a run's query sets (gender, ethnicity, religion, or the user's), methods its
-metrics, and each (metric, query set) pair is one ranking of the models. A metric is a
-valid measure of a trait when other metrics agree with it on that trait (convergent:
-monotrait–heteromethod correlations) more than it agrees with itself across traits
+metrics, and each (metric, query set) pair is one ranking of the models. The metrics
+measure a trait validly when they agree with each other on it (convergent:
+monotrait–heteromethod correlations) more than a metric agrees with itself across traits
 (heterotrait–monomethod) and more than different metrics on different traits agree
-(heterotrait–heteromethod). Correlations are Spearman's rho between the rankings (average
+(heterotrait–heteromethod); :func:`mtmm_summary` judges this per trait, pooled over its
+metrics. Correlations are Spearman's rho between the rankings (average
 ranks; the models both rank).
 
 Written by hand: the grouping of the pairs into the three kinds; pandas' Spearman

@@ -407,7 +407,7 @@ def _chips(pairs: Any, floor: float = 0.0) -> str:
 
 def _trust(data: ReportData) -> str:
     return trust_section(data.agreement, data.consensus, data.redundant_metrics, Cells(_table, _td, _num, _note), _rank,
-                         mtmm=data.mtmm_summary, mtmm_pairs=data.mtmm)
+                         n_metrics=len(data.metric_names), mtmm_summary=data.mtmm_summary, mtmm_pairs=data.mtmm)
 
 
 def _coverage(data: ReportData) -> str:

@@ -120,32 +120,40 @@ def mtmm_heatmap(table: pd.DataFrame) -> str:
 
 
 def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None,
-                  redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str],
-                  mtmm: pd.DataFrame | None = None, mtmm_pairs: pd.DataFrame | None = None) -> str:
-    """The section's notes and tables; a note alone when the run had one metric."""
+                  redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str], *,
+                  n_metrics: int, mtmm_summary: pd.DataFrame | None = None,
+                  mtmm_pairs: pd.DataFrame | None = None) -> str:
+    """The section's notes and tables; a note alone when the run had one metric or the
+    folder holds no agreement table (written by an older version)."""
     if agreement is None or agreement.empty:
-        return cells.note("One metric in this run: there is no agreement to measure.")
+        return cells.note("One metric in this run: there is no agreement to measure." if n_metrics < 2 else
+                          "This results folder has no agreement.csv (written by an older wefe-same): rerun "
+                          "`wefe-same rank` for this section.")
+
+    def place(value: float) -> str:  # an average rank may be a half
+        return rank(value) if not np.isfinite(value) or value == round(value) else cells.number(value)
+
     parts = [cells.note(agreement_text(agreement))]
     if redundant is not None and not redundant.empty:
-        pairs = "; ".join(f"{a} and {b} ({'same' if bool(same) else 'reversed'} order, p = {fmt(_float(p), 3)})"
+        pairs = "; ".join(f"{a} and {b} ({'same' if bool(same) else 'reversed'} order, chance p = {fmt(_float(p), 3)})"
                           for a, b, same, p in zip(redundant["metric_a"], redundant["metric_b"],
                                                    redundant["same_order"], redundant["p_value"]))
         parts.append(cells.note(f"Rank correlation ±1 in this run: {pairs}. Such a pair is one piece of evidence, "
                                 "not two; with few models ±1 also happens by chance (p above 0.05: not evidence "
                                 "of redundancy)."))
     if consensus is not None and consensus["consensus_rank"].notna().any():
-        rows = [[cells.text(str(r.model), sort=str(r.model)), rank(_float(r.consensus_rank)),
-                 cells.number(_float(r.mean_rank)), rank(_float(r.rank_min)), rank(_float(r.rank_max)),
-                 cells.number(_float(r.rank_iqr)), rank(_float(r.loo_max_shift)),
+        rows = [[cells.text(str(r.model), sort=str(r.model)), place(_float(r.consensus_rank)),
+                 cells.number(_float(r.mean_rank)), place(_float(r.rank_min)), place(_float(r.rank_max)),
+                 cells.number(_float(r.rank_iqr)), place(_float(r.loo_max_shift)),
                  cells.text("" if pd.isna(r.loo_metric) else str(r.loo_metric))]
                 for r in consensus.sort_values("consensus_rank").itertuples()]
         head = ["model", "consensus rank", "mean rank", "lowest rank", "highest rank", "IQR", "moves by",
                 "when leaving out"]
         parts += [cells.note(CONSENSUS_NOTE), cells.table(head, rows, label="Consensus ranking")]
-    if mtmm is not None and not mtmm.empty:
+    if mtmm_summary is not None and not mtmm_summary.empty:
         head = ["query set", "convergent", "heterotrait–monomethod", "heterotrait–heteromethod", "metric pairs",
                 "valid"]
-        parts += [cells.note(MTMM_NOTE), cells.table(head, mtmm_rows(mtmm, cells), label="Validity (MTMM)")]
+        parts += [cells.note(MTMM_NOTE), cells.table(head, mtmm_rows(mtmm_summary, cells), label="Validity (MTMM)")]
         if mtmm_pairs is not None and not mtmm_pairs.empty:
             parts.append(f'<div class="scroll">{mtmm_heatmap(mtmm_pairs)}</div>')
     return "".join(parts)
