@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from wefe_same.errors import WefeSameError, os_error_message
 from wefe_same.options.choices import (
+    CHANCE_NULLS,
     CORRELATIONS,
     DEFAULT_QUERIES,
     LIKELIHOOD_SCORINGS,
@@ -120,6 +121,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     from wefe_same.output.writer import check_formats
     from wefe_same.run import pipeline
     from wefe_same.run.config import RankConfig
+    from wefe_same.scoring.chance import chance_cost
 
     started = time.perf_counter()
     if args.formats is not None:
@@ -128,6 +130,8 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     vars(args).update(templates=_templates(args), cache=_cache(args), progress=None)  # flags that make one option
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
                                        lipstick=_lipstick(args))
+    if (boot := config.bootstrap).chance:  # the cost, said before the work
+        print(chance_cost(boot.chance, boot.chance_nulls, boot.chance_fitted), file=sys.stderr)
     result = pipeline.run(config, started=started)
     out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):
@@ -325,9 +329,8 @@ def _add_load_options(p: argparse.ArgumentParser) -> None:
                         "encoder weights that exist only as pytorch_model.bin")
     p.add_argument("--allow-download", action="store_true",
                    help="let encoder models be fetched from the Hugging Face hub (default: offline)")
-    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
-                   help="where torch encoders run: auto (default) a CUDA device when torch sees one, else the "
-                        "CPU; cuda without one is an error before any work")
+    p.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where torch encoders run: "
+                   "auto (default) a CUDA device when torch sees one, else the CPU; cuda without one is an error")
 
 
 def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
@@ -340,9 +343,8 @@ def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
                         "change is copied from the results folder being replaced, not redrawn")
     p.add_argument("--formats", nargs="+", default=None, metavar="FMT",
                    help="figure formats: png, pdf, svg (default: png pdf; with --figures all: all three)")
-    p.add_argument("--full-tables", action="store_true",
-                   help="write word_bias, details and lookups as plain CSV (default: word_bias.parquet, "
-                        "details.csv.gz, lookups.csv.gz)")
+    p.add_argument("--full-tables", action="store_true", help="write word_bias, details and lookups as plain CSV "
+                   "(default: word_bias.parquet, details.csv.gz, lookups.csv.gz)")
     p.add_argument("--workers", type=_workers, default=1, metavar="N|auto",
                    help="local worker processes (default: 1, in this process); auto: from the usable cores, the "
                         "available memory, the number of models and, for encoders on CUDA, the device's free "
@@ -353,9 +355,8 @@ def _add_run_options(p: argparse.ArgumentParser, out: str) -> None:
     p.add_argument("--models-file", metavar="FILE",
                    help="a TOML or CSV file of model specs with optional metadata (numeric columns are ranked "
                         "beside, like --external); globs such as hf:zoo/* expand in sorted order")
-    p.add_argument("--skip-unloadable", action="store_true",
-                   help="leave out models that cannot be used (named in a warning, the manifest and the report) "
-                        "instead of stopping")
+    p.add_argument("--skip-unloadable", action="store_true", help="leave out models that cannot be used (named "
+                   "in a warning, the manifest and the report) instead of stopping")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -397,12 +398,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--permutations", type=int, default=10_000,
                    help="sampled splits of the WEAT permutation test when there are more than "
                         "100 000 (else exact); 0 skips it (default: %(default)s)")
-    p.add_argument("--bootstrap", type=int, default=0, metavar="B",
-                   help="bootstrap draws over subqueries for confidence intervals (default: 0, off)")
-    p.add_argument("--bootstrap-words", type=int, default=0, metavar="B",
-                   help="bootstrap draws over the words inside every set (default: 0, off)")
-    p.add_argument("--halves", type=int, default=0, metavar="H",
-                   help="random halves of the neutral words for the robustness table (default: 0, off)")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="B", help="bootstrap draws over subqueries for "
+                   "confidence intervals (default: 0, off)")
+    p.add_argument("--bootstrap-words", type=int, default=0, metavar="B", help="bootstrap draws over the words "
+                   "inside every set (default: 0, off)")
+    p.add_argument("--halves", type=int, default=0, metavar="H", help="random halves of the neutral words for the "
+                   "robustness table (default: 0, off)")
+    p.add_argument("--chance", type=int, default=0, metavar="N", help="draws of each chance baseline, "
+                   "each one more scoring of every model (default: 0, off)")
+    p.add_argument("--chance-null", dest="chance_nulls", nargs="+", choices=CHANCE_NULLS, default=["permutation"],
+                   help="words permuted across each role's sets, or random vectors (default: permutation)")
+    p.add_argument("--chance-fitted", action="store_true", help="chance baselines of RNSB too (a fit per draw)")
     p.add_argument("--quality", nargs="+", metavar="BENCHMARK",
                    help="quality benchmarks to rank beside fairness: ws353, simlex999, google or paths")
     p.add_argument("--likelihood", nargs="+", metavar="NAME=FILE",
@@ -414,8 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "first is ranked, several add rows to measurement_sensitivity.csv")
     p.add_argument("--analogy-vocab", type=int, default=300_000, metavar="K",
                    help="analogy candidates: the K most frequent words (default: %(default)s)")
-    p.add_argument("--external", metavar="FILE.csv",
-                   help="a CSV with a 'model' column and numeric columns (downstream bias) to rank beside")
+    p.add_argument("--external", metavar="FILE.csv", help="a CSV with a 'model' column and numeric columns "
+                   "(downstream bias) to rank beside")
     p.add_argument("--vary", nargs="+", metavar="KEY=V1,V2",
                    help="hf: models: one variant per combination, e.g. --vary pooling=mean,cls,word-mean "
                         "layer=-1,-4:-1; writes measurement_sensitivity.csv (does the ranking survive?)")
@@ -425,8 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="settings of Gonen & Goldberg's lipstick tests of gender-debiased variants, e.g. "
                         "words=500 train=500 test=2000 neighbours=100 neighbour_words=500 vocab=50000 "
                         "gamma=auto seeds=5 (default: those, the authors' numbers)")
-    p.add_argument("--no-lipstick", action="store_true",
-                   help="skip the lipstick tests (debias_lipstick.csv)")
+    p.add_argument("--no-lipstick", action="store_true", help="skip the lipstick tests (debias_lipstick.csv)")
     _add_run_options(p, "results")
     p.set_defaults(run=_cmd_rank)
 

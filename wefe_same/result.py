@@ -87,6 +87,12 @@ class RankResult:
         Spearman's rho between every two (metric, query set) rankings with its kind, and per
         query set the mean convergent and discriminant coefficients and whether the
         convergent one is above both. None otherwise.
+    chance : DataFrame or None
+        With ``bootstrap=Bootstrap(chance=N)`` (`wefe_same.analysis.chance_bands`): per
+        model, metric and null, the central 95 % band of the overall aggregate over N
+        draws without association (the words permuted across each subquery's sets, or
+        random vectors), the aggregate, its p-value against chance and its reading
+        ("within chance", "more/less biased than chance"). None otherwise.
     by_query_set : DataFrame
         Long format: query_set, metric, model, value, rank, n_subqueries, n_defined.
     details : DataFrame
@@ -172,6 +178,7 @@ class RankResult:
     redundant_metrics: pd.DataFrame | None = None
     mtmm: pd.DataFrame | None = None
     mtmm_summary: pd.DataFrame | None = None
+    chance: pd.DataFrame | None = None
     word_bias: pd.DataFrame | None = field(default_factory=_not_given, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None

@@ -23,11 +23,12 @@ from wefe_same.models.specs import LoadOptions, TemplateItems
 from wefe_same.options.groups import GROUPS, default_of, flat_keywords, keyword_of, load_options
 from wefe_same.options.legacy import regroup
 from wefe_same.run.config import RankConfig
+from wefe_same.scoring.chance import ChanceNull
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECIAL = ("positional", "flat")  # rank's *positional (seed, metric_options by position) and **flat (old keywords)
 HINTS = {"Scoring": Scoring, "Device": Device, "TemplateItems": TemplateItems, "LoadOptions": LoadOptions,
-         "pd": pd, "LipstickSettings": LipstickSettings}
+         "pd": pd, "LipstickSettings": LipstickSettings, "ChanceNull": ChanceNull}
 
 
 def docstring_parameters(doc: str) -> list[str]:
@@ -101,6 +102,8 @@ def test_each_group_field_is_annotated_and_its_literal_choices_are_the_clis(name
     actions = {a.dest: a for a in rank_parser()._actions}
     for f in dataclasses.fields(GROUPS[name]):
         hint = hints[f.name]
+        if typing.get_origin(hint) is tuple and typing.get_origin(typing.get_args(hint)[0]) is typing.Literal:
+            hint = typing.get_args(hint)[0]  # a tuple of choices (chance_nulls): each item one of them
         if typing.get_origin(hint) is typing.Literal and keyword_of(f) in actions:
             assert tuple(actions[keyword_of(f)].choices) == typing.get_args(hint), f.name
 

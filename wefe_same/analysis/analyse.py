@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from wefe_same.analysis.agreement import agreement_test, consensus, oriented, redundant_metrics
+from wefe_same.analysis.chance_bands import chance_table
 from wefe_same.analysis.correlation import CorrelationMethod, adjusted_matrix, correlation_tests, correlations
 from wefe_same.analysis.debias_effect import debias_effect
 from wefe_same.analysis.explain import undefined_correlations, unranked_metrics
@@ -61,6 +62,10 @@ class AnalysisPlan(Protocol):
     @property
     def halves(self) -> int: ...
     @property
+    def chance(self) -> int: ...
+    @property
+    def chance_nulls(self) -> Sequence[str]: ...
+    @property
     def specs(self) -> Sequence[MetricSpec]: ...
     @property
     def column_sets(self) -> Mapping[str, Mapping[str, str]]: ...
@@ -76,8 +81,9 @@ class AnalysisPlan(Protocol):
 #: two the run stage computes from the models themselves (``debias_lipstick``: their
 #: vocabularies; ``measurement_sensitivity``: the ``--vary`` settings).
 EXTRA_TABLES = ("correlation_tests", "agreement", "consensus", "redundant_metrics", "mtmm", "mtmm_summary",
-                "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation", "aggregation_agreement",
-                "debias_effect", "debias_summary", "debias_lipstick", "measurement_sensitivity")
+                "chance", "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation",
+                "aggregation_agreement", "debias_effect", "debias_summary", "debias_lipstick",
+                "measurement_sensitivity")
 
 
 @dataclass(frozen=True)
@@ -96,6 +102,7 @@ class Analysis:
     redundant_metrics: pd.DataFrame | None = None
     mtmm: pd.DataFrame | None = None
     mtmm_summary: pd.DataFrame | None = None
+    chance: pd.DataFrame | None = None
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -223,6 +230,10 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
                                             ties=plan.ties)
         out["word_bootstrap"] = ci.merge(ranks, on=["model", "metric"])
         out["word_bootstrap_correlations"] = corr
+    if plan.chance:
+        out["chance"] = chance_table(agg.aggregates, {
+            null: np.stack([m.draws[f"chance_{null}"] for m in per_model], axis=1) for null in plan.chance_nulls},
+            plan.specs)
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out["robustness"] = robustness_table(agg.aggregates, halves)

@@ -16,6 +16,8 @@ TIES: tuple[Ties, ...] = ("min", "average", "max", "dense", "first")
 NAN_POLICIES: tuple[NanPolicy, ...] = ("skip", "propagate", "common")
 CORRELATIONS: tuple[CorrelationMethod, ...] = ("spearman", "kendall")
 UNICODE_ERRORS: tuple[UnicodeErrors, ...] = ("strict", "replace", "ignore")
+#: The chance baselines' nulls (:data:`wefe_same.scoring.chance.CHANCE_NULLS`, kept equal by a test).
+CHANCE_NULLS = ("permutation", "random")
 #: p-values of rank correlations (:mod:`wefe_same.analysis.significance`).
 PVALUE_METHODS: tuple[str, ...] = ("exact", "asymptotic")
 #: Multiple-testing adjustments of a correlation table: Holm, Benjamini–Hochberg.

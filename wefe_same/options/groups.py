@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from wefe_same.errors import bad_parameter
-from wefe_same.options.choices import LIKELIHOOD_SCORINGS, TEMPLATE_ITEMS, UNICODE_ERRORS, UnicodeErrors
+from wefe_same.options.choices import (
+    CHANCE_NULLS,
+    LIKELIHOOD_SCORINGS,
+    TEMPLATE_ITEMS,
+    UNICODE_ERRORS,
+    UnicodeErrors,
+)
 from wefe_same.validation import (
     InvalidParameterError,
     as_list,
@@ -43,6 +49,7 @@ if TYPE_CHECKING:
     from wefe_same.likelihood.sentences import Scoring
     from wefe_same.models.encoders.settings import Device
     from wefe_same.models.specs import LoadOptions, TemplateItems
+    from wefe_same.scoring.chance import ChanceNull
 
 G = TypeVar("G")
 
@@ -114,8 +121,9 @@ def coerce(cls: type[G], value: Any, param: str, func: str = "rank") -> G:
 
 @dataclass(frozen=True)
 class Bootstrap:
-    """Resampling behind the intervals of the aggregates, ranks and correlations, and the
-    robustness table. Shorthand: an int, the draws over subqueries (``bootstrap=200``).
+    """Resampling behind the intervals of the aggregates, ranks and correlations, the
+    robustness table and the chance baselines. Shorthand: an int, the draws over
+    subqueries (``bootstrap=200``).
 
     Parameters
     ----------
@@ -126,16 +134,33 @@ class Bootstrap:
         tuples): intervals of the aggregates and of each model's rank.
     halves : int >= 0, default 0
         Random halves of the neutral words (Schröder et al. 2021, §5.3.1): the ``robustness`` table.
+    chance : int >= 0, default 0
+        Draws of each chance baseline: every metric's aggregate on the model with its
+        words permuted across each subquery's sets, or on random vectors: the ``chance`` table.
+    chance_nulls : tuple of {"permutation", "random"}, default ("permutation",)
+        Which chance baselines (`wefe_same.scoring.chance`).
+    chance_fitted : bool, default False
+        Also the metrics that fit a model per draw (RNSB): a fit per draw and subquery.
     """
 
     SHORTHAND: ClassVar[str] = "subqueries"
     subqueries: int = field(default=0, metadata=flat("bootstrap"))
     words: int = field(default=0, metadata=flat("bootstrap_words"))
     halves: int = field(default=0, metadata=flat("halves"))
+    chance: int = field(default=0, metadata=flat("chance"))
+    chance_nulls: tuple[ChanceNull, ...] = field(default=("permutation",), metadata=flat("chance_nulls"))
+    chance_fitted: bool = field(default=False, metadata=flat("chance_fitted"))
 
     def __post_init__(self) -> None:
-        for f in fields(self):
-            _put(self, f.name, check_int(getattr(self, f.name), f.name, "Bootstrap", minimum=0))  # np.int64 as int
+        for name in ("subqueries", "words", "halves", "chance"):
+            _put(self, name, check_int(getattr(self, name), name, "Bootstrap", minimum=0))  # np.int64 as int
+        nulls = as_list(self.chance_nulls, "chance_nulls", "Bootstrap", item=str)
+        if not nulls:
+            raise InvalidParameterError(bad_parameter("chance_nulls", "Bootstrap", "one or more of "
+                                                      + ", ".join(map(repr, CHANCE_NULLS)), self.chance_nulls))
+        _put(self, "chance_nulls", tuple(dict.fromkeys(
+            check_choice(n, "chance_nulls", "Bootstrap", CHANCE_NULLS) for n in nulls)))
+        _put(self, "chance_fitted", check_bool(self.chance_fitted, "chance_fitted", "Bootstrap"))
 
 
 @dataclass(frozen=True)

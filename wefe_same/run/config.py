@@ -177,7 +177,8 @@ class RankConfig:
                 "correlation": self.correlation, "correlation_pvalues": self.correlation_pvalues,
                 "correlation_resamples": self.correlation_resamples, "p_adjust": self.p_adjust,
                 "permutations": self.permutations, "bootstrap": boot.subqueries,
-                "bootstrap_words": boot.words, "halves": boot.halves,
+                "bootstrap_words": boot.words, "halves": boot.halves, "chance": boot.chance,
+                "chance_nulls": list(boot.chance_nulls), "chance_fitted": boot.chance_fitted,
                 "shared_words": self.shared_words,
                 "quality": list(quality.benchmarks), "analogy_vocab": quality.analogy_vocab,
                 "templates": encoding.templates if isinstance(encoding.templates, str)

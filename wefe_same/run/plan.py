@@ -97,6 +97,9 @@ class RunPlan:
     bootstrap: int = 0
     bootstrap_words: int = 0
     halves: int = 0
+    chance: int = 0
+    chance_nulls: tuple[str, ...] = ("permutation",)
+    chance_fitted: bool = False
     shared_words: bool = False
     warnings: tuple[str, ...] = ()
     custom_metrics: tuple[MetricSpec, ...] = ()
@@ -146,6 +149,7 @@ class RunPlan:
             "options": {k: {o: repr(v) for o, v in sorted(opts.items())} for k, opts in self.metric_options.items()},
             "seed": self.seed, "missing_threshold": self.missing_threshold,
             "bootstrap_words": self.bootstrap_words, "halves": self.halves,
+            "chance": [self.chance, list(self.chance_nulls), self.chance_fitted] if self.chance else 0,
             "shared_words": self.shared_words,
         }
         sources = {s.name: s.origin.digest for s in self.specs if s.origin is not None and not s.origin.builtin}
@@ -182,6 +186,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    correlation_resamples=config.correlation_resamples, p_adjust=config.p_adjust,
                    permutations=config.permutations, bootstrap=config.bootstrap.subqueries,
                    bootstrap_words=config.bootstrap.words, halves=config.bootstrap.halves,
+                   chance=config.bootstrap.chance, chance_nulls=config.bootstrap.chance_nulls,
+                   chance_fitted=config.bootstrap.chance_fitted,
                    shared_words=config.shared_words, warnings=load_warnings,
                    custom_metrics=tuple(s for s in specs if not is_registered(s)))
     # Counted before anything is expanded: a query of 2,000 sets would otherwise build

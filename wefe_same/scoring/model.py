@@ -22,6 +22,7 @@ from wefe_same.models.sources import ModelSource
 from wefe_same.query import resample as resampling
 from wefe_same.query.expand import Subquery
 from wefe_same.scoring.aggregate import overall_per_row
+from wefe_same.scoring.chance import chance_draws
 from wefe_same.scoring.context import ScoringContext, ScoringPlan, random_state
 from wefe_same.scoring.layout import Layout, SubqueryArrays, WordsOf, WordVectors, subquery_arrays
 from wefe_same.scoring.scores import DETAIL_COLUMNS, PROMOTED, ModelScores, details_json, name_pairs
@@ -117,6 +118,8 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
         draws["bootstrap_words"] = score_draws(table, context, resampling.word_draws(plan, plan.bootstrap_words))
     if plan.halves:
         draws["halves"] = score_draws(table, context, resampling.half_draws(plan, plan.halves))
+    for null in plan.chance_nulls if plan.chance else ():
+        draws[f"chance_{null}"] = chance_draws(table, context, plan.chance, null, fitted=plan.chance_fitted)
     return ModelScores(
         name=table.model,
         description=dict(description or {}),

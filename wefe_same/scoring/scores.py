@@ -37,7 +37,9 @@ class ModelScores:
 
     ``draws`` holds resampled overall aggregates, shape (draws, metrics) in the plan's
     metric order: ``"bootstrap_words"`` (words resampled inside every set) and
-    ``"halves"`` (random halves of the neutral words, Schröder et al. 2021, §5.3.1).
+    ``"halves"`` (random halves of the neutral words, Schröder et al. 2021, §5.3.1),
+    ``"chance_permutation"`` and ``"chance_random"`` (the chance baselines,
+    :mod:`~wefe_same.scoring.chance`).
     """
 
     name: str
