@@ -21,7 +21,7 @@ from wefe_same.query.sets import AtLeast
 from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
 from wefe_same.scoring.aggregate import overall_per_row
-from wefe_same.scoring.chance import CHANCE_NULLS, fits_per_draw, pools_roles
+from wefe_same.scoring.chance import CHANCE_NULLS, left_out_reason
 from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.model import compute_all, score_table
 from wefe_same.scoring.vectors import build_table
@@ -35,7 +35,9 @@ DRAWS = TRIALS = 3000
 #: cut at 95 % (it held 98.5 %); over 20 its atoms are small.
 NAMES = {role: [f"{role}{i}" for i in range(SIZE if role in "xy" else 20)] for role in ("x", "y", "a", "b")}
 WORDS = [w for ws in NAMES.values() for w in ws]
-CHEAP = [name for name, spec in METRICS.items() if not fits_per_draw(spec)]
+#: (metric, null) of every null a metric has in a run without --chance-fitted.
+DRAWN = [(name, null) for null in CHANCE_NULLS for name, spec in METRICS.items()
+         if left_out_reason(spec, null, fitted=False) is None]
 
 
 def model_matrix(seed: int = 0) -> np.ndarray:
@@ -87,8 +89,7 @@ def brute_force(name: str, null: str, trials: int) -> np.ndarray:
     plan = plan_for(name, 0, null)
     spec, subqueries = plan.subqueries[0]
     query = subqueries[0].query
-    roles = ([[w for s in (*query.targets, *query.attributes) for w in s.words]] if pools_roles(spec) else
-             [[w for s in sets for w in s.words] for sets in (query.targets, query.attributes) if len(sets) > 1])
+    roles = [[w for s in sets for w in s.words] for sets in (query.targets, query.attributes) if len(sets) > 1]
     matrix, rng = model_matrix(), np.random.default_rng(12345)
     out = np.empty(trials)
     for t in range(trials):
@@ -99,8 +100,7 @@ def brute_force(name: str, null: str, trials: int) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("null", CHANCE_NULLS)
-@pytest.mark.parametrize("name", CHEAP)
+@pytest.mark.parametrize(("name", "null"), DRAWN)
 def test_the_band_holds_95_percent_of_shuffled_models_and_its_quantiles_are_brute_forces(name, null):
     plan = plan_for(name, DRAWS, null)
     table = build_table(ArraySource("model", WORDS, model_matrix()), WORDS)
@@ -113,3 +113,22 @@ def test_the_band_holds_95_percent_of_shuffled_models_and_its_quantiles_are_brut
     for p in (0.025, 0.5, 0.975):  # the share of trials below each of the band's quantiles is p
         below = np.mean(trials < np.quantile(draws, p))
         assert abs(below - p) <= 4 * math.sqrt(p * (1 - p) * (1 / DRAWS + 1 / TRIALS)), (p, below)
+
+
+def test_the_metrics_left_out_say_why_and_macs_reason_holds():
+    assert sorted(n for n in METRICS if left_out_reason(METRICS[n], "random", fitted=False)) == ["RNSB"]
+    assert sorted(n for n in METRICS if left_out_reason(METRICS[n], "permutation", fitted=False)) == ["MAC", "RNSB"]
+    assert left_out_reason(METRICS["RNSB"], "permutation", fitted=True) is None
+    assert "--chance-fitted" in left_out_reason(METRICS["RNSB"], "random", fitted=False)
+    # MAC's reason: its attribute words dealt among its attribute sets leave it where it was.
+    real = brute_force("MAC", "permutation", 1)  # a shuffled model: the attribute role shuffled
+    plan = plan_for("MAC", 0, "permutation")
+    table = build_table(ArraySource("model", WORDS, model_matrix()), WORDS)
+    assert real[0] == pytest.approx(plan_value(plan, table), rel=1e-12)
+
+
+def plan_value(plan, table) -> float:
+    spec, subqueries = plan.subqueries[0]
+    (_, result), = compute_all(table, plan, spec, subqueries, {})
+    return overall_per_row(np.array([[result.value]]), [subqueries[0].column], spec,
+                           plan.column_sets[spec.name], plan.weights[spec.name])[0]

@@ -34,6 +34,7 @@ from wefe_same.errors import WefeSameWarning
 from wefe_same.likelihood.evaluate import likelihood_benchmarks
 from wefe_same.likelihood.summary import OVERALL
 from wefe_same.metrics.registry import MetricSpec
+from wefe_same.scoring.chance import left_out_reason
 from wefe_same.scoring.context import stream_seed
 from wefe_same.scoring.scores import ModelScores
 
@@ -65,6 +66,8 @@ class AnalysisPlan(Protocol):
     def chance(self) -> int: ...
     @property
     def chance_nulls(self) -> Sequence[str]: ...
+    @property
+    def chance_fitted(self) -> bool: ...
     @property
     def specs(self) -> Sequence[MetricSpec]: ...
     @property
@@ -233,7 +236,8 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
     if plan.chance:
         out["chance"] = chance_table(agg.aggregates, {
             null: np.stack([m.draws[f"chance_{null}"] for m in per_model], axis=1) for null in plan.chance_nulls},
-            plan.specs)
+            plan.specs, left_out={(null, s.name): why for null in plan.chance_nulls for s in plan.specs
+                                  if (why := left_out_reason(s, null, plan.chance_fitted))})
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out["robustness"] = robustness_table(agg.aggregates, halves)

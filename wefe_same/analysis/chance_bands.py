@@ -15,7 +15,10 @@ from wefe_same.metrics.registry import MetricSpec
 
 #: The band holds the central 95 % of the draws (the 2.5 % and 97.5 % quantiles).
 LEVEL = 0.95
-CHANCE_COLUMNS = ("model", "metric", "null", "draws", "value", "low", "median", "high", "p_chance", "reading")
+CHANCE_COLUMNS = ("model", "metric", "null", "draws", "value", "low", "median", "high", "p_chance", "reading",
+                  "reason")
+#: The reason of a model whose every draw was undefined (every subquery NaN, or none to permute).
+NO_DRAW = "no defined draw: every subquery of the metric is undefined here or has a single set in each role"
 
 
 def reading(value: float, low: float, high: float, descending: bool) -> str:
@@ -30,8 +33,8 @@ def reading(value: float, low: float, high: float, descending: bool) -> str:
     return "more biased than chance" if above != descending else "less biased than chance"
 
 
-def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray],
-                 specs: Sequence[MetricSpec]) -> pd.DataFrame:
+def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray], specs: Sequence[MetricSpec], *,
+                 left_out: Mapping[tuple[str, str], str] | None = None) -> pd.DataFrame:
     """Per model, metric and null: the band of the null's draws and where the aggregate is.
 
     Parameters
@@ -41,15 +44,18 @@ def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray],
     draws : mapping null → ndarray of shape (draws, models, metrics)
         The same aggregates on each null's draws (NaN: a metric the null left out).
     specs : the metrics of the columns, in order
+    left_out : mapping (null, metric) → reason
+        Why a null has no draws of a metric (:func:`~wefe_same.scoring.chance.left_out_reason`).
 
     Returns
     -------
-    DataFrame (model, metric, null, draws, value, low, median, high, p_chance, reading)
+    DataFrame (model, metric, null, draws, value, low, median, high, p_chance, reading, reason)
         ``draws``: the defined draws; ``low``/``high``: their 2.5 % and 97.5 % quantiles
         (numpy's linear interpolation); ``p_chance`` = (1 + #draws at least as biased as
         ``value``) / (1 + draws), the one-sided permutation p-value of "more biased than
         chance" (at least as high, or as low for a descending metric); ``reading``: see
-        :func:`reading`. A metric the null left out has no row.
+        :func:`reading`; ``reason``: why there is no band (the metric left out, or
+        :data:`NO_DRAW`), else "".
 
     >>> from wefe_same.metrics.registry import METRICS
     >>> agg = pd.DataFrame({"WEAT": [0.5, 3.0]}, index=["a", "b"])
@@ -71,16 +77,15 @@ def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray],
             warnings.simplefilter("ignore", RuntimeWarning)
             low, median, high = np.nanquantile(got, [(1 - LEVEL) / 2, 0.5, (1 + LEVEL) / 2], axis=0)
         for k, spec in enumerate(specs):
-            if not defined[:, k].any():
-                continue  # the null left this metric out (or it is undefined in every model)
             descending = spec.order == "descending"
             for i, model in enumerate(aggregates.index):
                 n = int(defined[i, k])
                 value = values[i, k]
                 as_biased = got[:, i, k] <= value if descending else got[:, i, k] >= value
                 p = (1 + int(as_biased.sum())) / (1 + n) if n and np.isfinite(value) else np.nan
+                why = (left_out or {}).get((null, spec.name)) or ("" if n else NO_DRAW)
                 rows.append((model, spec.name, null, n, value, low[i, k], median[i, k], high[i, k], p,
-                             reading(value, low[i, k], high[i, k], descending)))
+                             reading(value, low[i, k], high[i, k], descending), why))
     return pd.DataFrame(rows, columns=list(CHANCE_COLUMNS)).astype(
         {"draws": "int64", "value": "float64", "low": "float64", "median": "float64", "high": "float64",
-         "p_chance": "float64"})
+         "p_chance": "float64", "reading": "str", "reason": "str"})

@@ -63,6 +63,8 @@ class ReportData:
     mtmm_summary: pd.DataFrame | None = None
     #: ``mtmm.csv``: every pair of (metric, query set) rankings, drawn as the MTMM matrix.
     mtmm: pd.DataFrame | None = None
+    #: ``chance.csv`` (``--chance N``): each aggregate against its chance band, else None.
+    chance: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -139,7 +141,7 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"),
         correlation_tests=extra.get("correlation_tests"), agreement=extra.get("agreement"),
         consensus=extra.get("consensus"), redundant_metrics=extra.get("redundant_metrics"),
-        mtmm_summary=extra.get("mtmm_summary"), mtmm=extra.get("mtmm"))
+        mtmm_summary=extra.get("mtmm_summary"), mtmm=extra.get("mtmm"), chance=extra.get("chance"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -240,7 +242,9 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         mtmm_summary=_csv(folder / "mtmm_summary.csv", dtype={"trait": str, "valid": "boolean"})
         if (folder / "mtmm_summary.csv").is_file() else None,
         mtmm=_csv(folder / "mtmm.csv", dtype={"metric_a": str, "trait_a": str, "metric_b": str, "trait_b": str,
-                                               "kind": str}) if (folder / "mtmm.csv").is_file() else None)
+                                               "kind": str}) if (folder / "mtmm.csv").is_file() else None,
+        chance=_csv(folder / "chance.csv", dtype={"model": str, "metric": str, "null": str, "reading": str})
+        if (folder / "chance.csv").is_file() else None)
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

@@ -34,7 +34,7 @@ from wefe_same.output.report_data import ReportData, from_folder, from_result, n
 from wefe_same.output.report_lipstick import Cells, lipstick_section
 from wefe_same.output.report_svg import DIVERGING, SEQUENTIAL, Scale, fmt, heatmap, value_heatmap
 from wefe_same.output.report_terms import CORRELATION_LEAD, MEASUREMENT_LEAD, SCORING_LEAD, glossary
-from wefe_same.output.report_trust import trust_section
+from wefe_same.output.report_trust import chance_marks, trust_section
 from wefe_same.output.tables import ResultTables
 from wefe_same.output.word_table import TOP_WORDS  # words shown per model and subquery
 from wefe_same.versions import package_version
@@ -253,17 +253,21 @@ def _rankings(data: ReportData) -> str:
     parts = [_note("Rank of every model under each metric (1 = least biased; click a header to sort, hover a "
                    "rank for the aggregate value)." + (" " + UNEVEN_NOTE if uneven else "")),
              _table(head, rows, titles=titles, label="Per-metric rankings")]
-    value_rows = []
+    value_rows, chance = [], chance_marks(data.chance)
     for model in order:
         cells = [_td(model, sort=model)]
         for c in cols:
             value = data.aggregates.at[model, c] if c in data.aggregates.columns else np.nan
-            text = fmt(value, 4) + ci.get((model, c), "") + (UNEVEN_MARK if (model, c) in uneven else "")
-            cells.append(_td(text, sort=value, title=uneven.get((model, c)), numeric=True))
+            mark, against = chance.get((model, c), ("", None))
+            text = fmt(value, 4) + ci.get((model, c), "") + (UNEVEN_MARK if (model, c) in uneven else "") + mark
+            cells.append(_td(text, sort=value, title="; ".join(filter(None, [uneven.get((model, c)), against])),
+                             numeric=True))
         value_rows.append(cells)
     parts.append("<h3>Aggregates</h3>")
     parts.append(_note("Each metric's aggregate over its subqueries (the value it ranks by)"
-                       + (", with the 95 % bootstrap interval." if ci else ".")))
+                       + (", with the 95 % bootstrap interval." if ci else ".")
+                       + (" ≈ within chance, ▲ more biased, ▼ less biased than chance (see the trust section)."
+                          if chance else "")))
     parts.append(_table(["model", *cols], value_rows, titles=titles, label="Aggregates"))
     return "".join(parts)
 
@@ -407,7 +411,8 @@ def _chips(pairs: Any, floor: float = 0.0) -> str:
 
 def _trust(data: ReportData) -> str:
     return trust_section(data.agreement, data.consensus, data.redundant_metrics, Cells(_table, _td, _num, _note), _rank,
-                         n_metrics=len(data.metric_names), mtmm_summary=data.mtmm_summary, mtmm_pairs=data.mtmm)
+                         n_metrics=len(data.metric_names), mtmm_summary=data.mtmm_summary, mtmm_pairs=data.mtmm,
+                         chance=data.chance, models=_overall_order(data), metrics=list(data.metric_names))
 
 
 def _coverage(data: ReportData) -> str:

@@ -27,6 +27,49 @@ CONSENSUS_NOTE = ("Per model: the consensus rank (by the mean of its ranks over 
                   "ranks span the whole range is ranked by the choice of metric, not by its bias.")
 
 
+#: The mark after an aggregate by where it falls against chance (``chance.csv``'s reading).
+CHANCE_MARKS = {"within chance": " ≈", "more biased than chance": " ▲", "less biased than chance": " ▼"}
+CHANCE_NOTE = ("Each aggregate against what its metric gives on the same model when the query carries no "
+               "association ({null}: {how}; {draws} seeded draws): ≈ within the central 95 % of those draws, "
+               "▲ more biased than chance, ▼ less biased; hover a value for the band and the share of draws at "
+               "least as biased (p). A value within chance does not rank the model by its bias.")
+CHANCE_HOW = {"permutation": "the words of each role dealt at random across its sets",
+              "random": "random directions of the vectors' lengths"}
+
+
+def chance_marks(chance: pd.DataFrame | None, null: str | None = None) -> dict[tuple[str, str], tuple[str, str]]:
+    """(model, metric) → (mark, hover text) of one null's rows of ``chance.csv`` (default:
+    its first null); empty without the table."""
+    if chance is None or chance.empty:
+        return {}
+    rows = chance[chance["null"] == (null or chance["null"].iloc[0])]
+    return {(str(r.model), str(r.metric)): (
+        CHANCE_MARKS.get(str(r.reading), ""),
+        f"{r.reading}: {r.null} band [{fmt(_float(r.low), 3)}, {fmt(_float(r.high), 3)}] over {int(r.draws)} draws, "
+        f"p = {fmt(_float(r.p_chance), 3)}") for r in rows.itertuples() if isinstance(r.reading, str) and r.reading}
+
+
+def chance_tables(chance: pd.DataFrame | None, cells: Cells, models: list[str], metrics: list[str]) -> list[str]:
+    """A note and a table of marked aggregates per null of ``chance.csv``; none without it."""
+    if chance is None or chance.empty:
+        return []
+    parts = []
+    for null in dict.fromkeys(chance["null"]):
+        rows = chance[chance["null"] == null]
+        marks, values = chance_marks(chance, null), rows.set_index(["model", "metric"])["value"]
+        shown = [m for m in metrics if m in set(rows.loc[rows["draws"] > 0, "metric"])]
+        reasons = rows.loc[rows["draws"] == 0].drop_duplicates("metric")
+        left = "; ".join(f"{r.metric}: {r.reason}" for r in reasons.itertuples() if isinstance(r.reason, str))
+        table = [[cells.text(model, sort=model)] + [
+            cells.text(fmt(_float(values.get((model, m))), 3) + marks.get((model, m), ("", ""))[0],
+                       sort=_float(values.get((model, m))), title=marks.get((model, m), ("", ""))[1], numeric=True)
+            for m in shown] for model in models]
+        note = CHANCE_NOTE.format(null=null, how=CHANCE_HOW.get(str(null), str(null)), draws=int(rows["draws"].max()))
+        note += f" Without a band: {left}." if left else ""
+        parts += [cells.note(note), cells.table(["model", *shown], table, label=f"Against chance ({null})")]
+    return parts
+
+
 def w_reading(w: float) -> str:
     """The anchor of Schmidt (1997) nearest to ``w`` ("" for NaN).
 
@@ -122,13 +165,16 @@ def mtmm_heatmap(table: pd.DataFrame) -> str:
 def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None,
                   redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str], *,
                   n_metrics: int, mtmm_summary: pd.DataFrame | None = None,
-                  mtmm_pairs: pd.DataFrame | None = None) -> str:
+                  mtmm_pairs: pd.DataFrame | None = None, chance: pd.DataFrame | None = None,
+                  models: list[str] | None = None, metrics: list[str] | None = None) -> str:
     """The section's notes and tables; a note alone when the run had one metric or the
-    folder holds no agreement table (written by an older version)."""
+    folder holds no agreement table (written by an older version), and the chance
+    tables (``models`` and ``metrics`` in the page's order) when the run drew them."""
+    against_chance = "".join(chance_tables(chance, cells, models or [], metrics or []))
     if agreement is None or agreement.empty:
         return cells.note("One metric in this run: there is no agreement to measure." if n_metrics < 2 else
                           "This results folder has no agreement.csv (written by an older wefe-same): rerun "
-                          "`wefe-same rank` for this section.")
+                          "`wefe-same rank` for this section.") + against_chance
 
     def place(value: float) -> str:  # an average rank may be a half
         return rank(value) if not np.isfinite(value) or value == round(value) else cells.number(value)
@@ -156,4 +202,4 @@ def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None
         parts += [cells.note(MTMM_NOTE), cells.table(head, mtmm_rows(mtmm_summary, cells), label="Validity (MTMM)")]
         if mtmm_pairs is not None and not mtmm_pairs.empty:
             parts.append(f'<div class="scroll">{mtmm_heatmap(mtmm_pairs)}</div>')
-    return "".join(parts)
+    return "".join(parts) + against_chance

@@ -9,9 +9,8 @@ Two nulls, each a distribution of a metric's overall aggregate over seeded draws
   words should sit nearer one attribute than another: the permutation null of the whole
   query, where WEAT's test permutes the targets only (Caliskan et al. 2017). Words never
   change role: the words that define a direction (he/she) are never scored as neutral
-  words, which would give Direct Bias and SAME more than any real model. MAC is the
-  exception (:data:`POOLED_ROLES`): its one target set is dealt together with its
-  attribute words.
+  words, which would give Direct Bias and SAME more than any real model. MAC has no
+  permutation null (:data:`NO_PERMUTATION_NULL`).
 - ``"random"``: every vector replaced by an isotropic random direction (standard normal,
   scaled to the length of the vector it replaces): what the metric gives at the model's
   dimension and the query's set sizes when there is no structure at all.
@@ -28,7 +27,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
-from typing import Literal, cast
+from typing import Literal
 
 import numpy as np
 
@@ -50,26 +49,32 @@ def fits_per_draw(spec: MetricSpec) -> bool:
     return spec.prefit is not None
 
 
-#: Metrics whose permutation null deals the target and the attribute words together
-#: (a spec's own ``chance_pools_roles`` attribute wins): MAC averages its one target set's
-#: distances over every attribute set alike, so dealing the attribute words among their
-#: sets would change nothing.
-POOLED_ROLES: frozenset[str] = frozenset({"MAC"})
+#: Metrics that no permutation of words within their roles moves (a spec's own
+#: ``chance_permutation = False`` attribute says the same): MAC averages its one target set's
+#: distances over every attribute set alike. Dealing the targets in with the attribute words
+#: instead would compare the query with one of a single kind of words, which any real query
+#: (names against occupations) passes as "less biased than chance": they get the random null only.
+NO_PERMUTATION_NULL: frozenset[str] = frozenset({"MAC"})
 
 
-def pools_roles(spec: MetricSpec) -> bool:
-    """Whether ``spec``'s permutation null deals the target and attribute words together."""
-    return bool(getattr(spec, "chance_pools_roles", spec.name in POOLED_ROLES))
+def left_out_reason(spec: MetricSpec, null: str, fitted: bool) -> str | None:
+    """Why ``spec`` has no draws of ``null`` in a run (None: it has them)."""
+    if fits_per_draw(spec) and not fitted:
+        return f"{spec.name} fits a model per draw and subquery: asked for with --chance-fitted"
+    if null == "permutation" and not getattr(spec, "chance_permutation", spec.name not in NO_PERMUTATION_NULL):
+        return (f"{spec.name} averages over its attribute sets alike: dealing their words among them changes "
+                "nothing, so it has no permutation null (the random one applies)")
+    return None
 
 
 def null_arrays(targets: Sequence[np.ndarray], attributes: Sequence[np.ndarray], null: ChanceNull,
-                rng: np.random.Generator, *, pooled: bool = False) -> tuple[list[np.ndarray], list[np.ndarray]]:
+                rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
     """One draw of a subquery's arrays under ``null``, every set keeping its size.
 
     "permutation": the rows of each role's sets pooled and dealt back at random (the
     targets among the target sets, the attributes among the attribute sets; a role of
-    one set is left as it is), or with ``pooled`` every set's rows together. "random":
-    each row replaced by a random direction of its length.
+    one set is left as it is). "random": each row replaced by a random direction of its
+    length.
 
     >>> rng = np.random.default_rng(0)
     >>> t, a = null_arrays([np.eye(3)[:1], np.eye(3)[1:2]], [np.eye(3)[2:]], "permutation", rng)
@@ -91,9 +96,6 @@ def null_arrays(targets: Sequence[np.ndarray], attributes: Sequence[np.ndarray],
             drawn = directions * np.linalg.norm(pooled, axis=1, keepdims=True)
         return np.split(drawn, np.cumsum([len(a) for a in sets])[:-1])
 
-    if pooled:
-        together = dealt([*targets, *attributes])
-        return together[:len(targets)], together[len(targets):]
     return dealt(targets), dealt(attributes)
 
 
@@ -117,7 +119,7 @@ def draw_seed(seed: int, null: ChanceNull, metric: str, column: str) -> np.rando
 def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: str, *,
                  fitted: bool = False) -> np.ndarray:
     """Overall aggregates of one model under ``null``: shape (draws, metrics), NaN for a
-    metric left out (one that :func:`fits_per_draw`, unless ``fitted``).
+    metric left out (:func:`left_out_reason`).
 
     Each draw scores every subquery of every metric on :func:`null_arrays` of its arrays
     (NaN: a subquery the real scores left undefined, or, for the permutation null, one with
@@ -130,24 +132,21 @@ def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: 
     out = np.full((draws, len(plan.specs)), np.nan)
     word_vectors = WordVectors(table, context.query_layouts(table))
     for k, (spec, subqueries) in enumerate(plan.subqueries):
-        if draws == 0 or (fits_per_draw(spec) and not fitted):
+        if draws == 0 or left_out_reason(spec, null, fitted):
             continue
         kind, options = spec.inputs(plan.metric_options.get(spec.name, {}))
         if "permutations" in options:
             options = {**options, "permutations": 0}
-        keys, pooled = context.keys[k], pools_roles(spec)
+        keys = context.keys[k]
         values = np.full((draws, len(subqueries)), np.nan)
         for j, (sub, column, seed) in enumerate(zip(subqueries, keys.columns, keys.seeds)):
             arrays = subquery_arrays(table, sub.query, spec, plan.missing_threshold, word_vectors=word_vectors,
                                      vectors=kind)
-            sets = len(arrays.targets) + len(arrays.attributes) if pooled else max(len(arrays.targets),
-                                                                                len(arrays.attributes))
-            if arrays.reason or (null == "permutation" and sets < 2):
+            if arrays.reason or (null == "permutation" and max(len(arrays.targets), len(arrays.attributes)) < 2):
                 continue  # unscored, or no role of two sets to permute: no draw
-            rng = np.random.default_rng(draw_seed(plan.seed, cast(ChanceNull, null), spec.name, column))
+            rng = np.random.default_rng(draw_seed(plan.seed, null, spec.name, column))
             for b in range(draws):
-                targets, attributes = null_arrays(arrays.targets, arrays.attributes, cast(ChanceNull, null), rng,
-                                                  pooled=pooled)
+                targets, attributes = null_arrays(arrays.targets, arrays.attributes, null, rng)
                 values[b, j] = spec.compute(targets, attributes, options, seed).value
         out[:, k] = overall_per_row(values, keys.columns, spec, plan.column_sets[spec.name],
                                     plan.weights[spec.name], nan_policy=plan.nan_policy)
