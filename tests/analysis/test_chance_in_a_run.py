@@ -121,3 +121,28 @@ def test_the_command_line_states_the_cost_first_and_refuses_bad_values(tmp_path,
         main(["rank", *fast, "--chance-null", "shuffle", "--out", "bad"])
     assert refused.value.code == 2 and "argument --chance-null: invalid choice: 'shuffle'" in capsys.readouterr().err
     assert snapshot(tmp_path) == before and not (tmp_path / "bad").exists()
+
+
+def test_the_figure_draws_each_band_and_marks_the_values_within_it(run, tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    from wefe_same.output import figures as plots
+
+    table = run.chance[run.chance["null"] == "permutation"]
+    models = list(run.rankings.index)
+    axes = plots.chance_bands(table, models, fig=Figure())
+    banded = table[table["draws"] > 0]
+    assert [ax.get_title() for ax in axes] == list(dict.fromkeys(banded["metric"]))  # MAC, RNSB: no band
+    for ax, (metric, rows) in zip(axes, banded.groupby("metric", sort=False)):
+        rows = rows.set_index("model").reindex(models)
+        bars = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
+        np.testing.assert_allclose(np.array(bars), rows[["low", "high"]].to_numpy(float), rtol=1e-12)
+        filled, hollow = (np.asarray(line.get_xdata(), float) for line in ax.get_lines()[:2])
+        within = rows["reading"] == "within chance"
+        np.testing.assert_array_equal(np.isfinite(hollow), within.to_numpy())
+        np.testing.assert_array_equal(np.isfinite(filled), ~within.to_numpy())
+    folder = run.save(tmp_path / "fig", formats=["png"])
+    assert {"chance_permutation.png", "chance_random.png"} <= {p.name for p in (folder / "figures").iterdir()}

@@ -6,7 +6,7 @@ missing or is left out, with a note.
 
 Two sets (``figures=``): ``"paper"`` (the default) holds the figures that summarise a
 run: the correlation heatmap, the accumulated rankings (Badilla et al. 2020, Figure 2)
-and, when computed, the rank stability and robustness figures and, when the run holds a
+and, when computed, the rank stability, robustness and chance-band figures and, when the run holds a
 model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
 heatmap per metric (models × subqueries) and one "most biased words" figure per model.
 
@@ -170,6 +170,14 @@ def draw_robustness(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
                  for m in _models_without_values(table["mean_abs_change"], table["model"])]
 
 
+def draw_chance(table: pd.DataFrame, order: list[str]) -> tuple[Figure | None, list[Note]]:
+    """One null's chance bands, a panel per metric with a band."""
+    n_metrics = table.loc[table["draws"] > 0, "metric"].nunique()
+    fig = _figure((2.2 + 1.3 * n_metrics, 1.5 + plots.row_height(len(order)) * len(order)))
+    plots.chance_bands(table, order, fig=fig)
+    return fig, []
+
+
 def draw_debias_effect(effect: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     """A dot plot, methods × metrics, a dot per base model (a page of at most
     :data:`PAGE_METHODS` methods, :data:`PAGE_METRICS` metrics, :data:`PAGE_BASES` bases)."""
@@ -257,6 +265,12 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
         jobs += [FigureJob(page_stem("robustness", k), draw_robustness,
                            (robustness[robustness["model"].isin(models[rows])],))
                  for k, rows in enumerate(pages(len(models), PAGE_ROWS))]
+    chance = result.extra.get("chance")
+    if chance is not None and (chance["draws"] > 0).any():
+        order = _in_order(result.rankings.index, overall)
+        jobs += [FigureJob(page_stem(f"chance_{null}", k), draw_chance,
+                           (chance[(chance["null"] == null) & chance["model"].isin(order[rows])], order[rows]))
+                 for null in dict.fromkeys(chance["null"]) for k, rows in enumerate(pages(len(order), PAGE_ROWS))]
     measurement = result.extra.get("measurement_sensitivity")
     if measurement is not None and len(measurement):
         jobs.append(FigureJob("measurement_sensitivity", draw_measurement, (measurement,)))

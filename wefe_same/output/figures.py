@@ -259,6 +259,34 @@ def rank_intervals_by_metric(stability: pd.DataFrame, models: Sequence[str], *, 
     return axes
 
 
+def chance_bands(table: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> list[Axes]:
+    """One null's rows of the chance table: one panel per metric (columns of ``fig``), the
+    models as rows in the order given, each chance band a grey bar and the aggregate a dot,
+    filled when it lies outside the band and hollow within it. Metrics without a band
+    (left out by the null) are not drawn."""
+    drawn = table[table["draws"] > 0]
+    metrics = list(dict.fromkeys(drawn["metric"]))
+    axes = list(np.atleast_1d(fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]))
+    y = np.arange(len(models))
+    for ax, metric in zip(axes, metrics):
+        part = drawn[drawn["metric"] == metric].drop_duplicates("model").set_index("model")
+        numbers = as_floats(part[["value", "low", "high"]]).reindex([str(m) for m in models])
+        ax.barh(y, numbers["high"] - numbers["low"], left=numbers["low"], height=0.6, color="0.85")
+        inside = (numbers["value"] >= numbers["low"]) & (numbers["value"] <= numbers["high"])
+        ax.plot(numbers["value"].where(~inside), y, "o", color="black", markersize=3)
+        ax.plot(numbers["value"].where(inside), y, "o", markerfacecolor="white", color="black", markersize=3)
+        ax.set_title(metric, fontsize=8)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", linewidth=0.3)
+    axes[0].set_yticks(y, labels=[str(m) for m in models], fontsize=label_size(len(models)))
+    axes[0].set_ylim(len(models) - 0.5, -0.5)
+    null = str(table["null"].iloc[0]) if len(table) else ""
+    fig.supxlabel("aggregate (dot; hollow: within chance) and the central 95 % of its chance draws (bar)",
+                  fontsize=8)
+    fig.suptitle(f"Against chance ({null} null)", fontsize=10)
+    return axes
+
+
 def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Each model's rank per metric with its bootstrap 95 % interval (``rank_stability`` table)."""
     metrics = list(dict.fromkeys(stability["metric"]))

@@ -200,12 +200,15 @@ def _rank_matrix(data: ReportData) -> str:
     ranks = data.rankings.reindex(index=models, columns=metrics).to_numpy(float)
     texts = [["–" if not np.isfinite(r) else str(int(r)) for r in row] for row in ranks]
     tips = [[f"{m} · {metric}: rank {t}" for metric, t in zip(metrics, row)] for m, row in zip(models, texts)]
-    uneven = _uneven_cells(data)
+    uneven, chance = _uneven_cells(data), chance_marks(data.chance)
     for i, model in enumerate(models):
         for j, metric in enumerate(metrics):
             if (model, metric) in uneven:
                 texts[i][j] += UNEVEN_MARK
                 tips[i][j] += f"; {uneven[(model, metric)]}"
+            if (model, metric) in chance:  # ≈: this rank rests on a value within chance
+                texts[i][j] += chance[model, metric][0]
+                tips[i][j] += f"; {chance[model, metric][1]}"
     iv = data.rank_intervals
     if iv is not None:
         cols = ["rank_ci_low", "rank_ci_high"] + (["share_same_rank"] if "share_same_rank" in iv.columns else [])
