@@ -136,7 +136,7 @@ def test_the_figure_draws_each_band_and_marks_the_values_within_it(run, tmp_path
     axes = plots.chance_bands(table, models, fig=Figure())
     banded = table[table["draws"] > 0]
     assert [ax.get_title() for ax in axes] == list(dict.fromkeys(banded["metric"]))  # MAC, RNSB: no band
-    for ax, (metric, rows) in zip(axes, banded.groupby("metric", sort=False)):
+    for ax, (_, rows) in zip(axes, banded.groupby("metric", sort=False)):
         rows = rows.set_index("model").reindex(models)
         bars = [(p.get_x(), p.get_x() + p.get_width()) for p in ax.patches]
         np.testing.assert_allclose(np.array(bars), rows[["low", "high"]].to_numpy(float), rtol=1e-12)

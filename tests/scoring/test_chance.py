@@ -22,7 +22,6 @@ from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
 from wefe_same.scoring.aggregate import overall_per_row
 from wefe_same.scoring.chance import CHANCE_NULLS, left_out_reason
-from wefe_same.scoring.context import ScoringContext
 from wefe_same.scoring.model import compute_all, score_table
 from wefe_same.scoring.vectors import build_table
 
@@ -58,7 +57,7 @@ def query_for(name: str) -> Query:
     aligned = METRICS[name].aligned_targets
     x, y, a, b = (WordSet(role, NAMES[role], aligned=aligned and role in "xy") for role in NAMES)
     def takes_two(arity, other: int) -> bool:  # a fixed 2, AtLeast(2), or AtLeast(1) beside one set
-        return arity == 2 or isinstance(arity, AtLeast) and (arity.k >= 2 or other == 1)
+        return arity == 2 or (isinstance(arity, AtLeast) and (arity.k >= 2 or other == 1))
 
     targets = [x, y] if takes_two(template.targets, 2) else [x]
     return Query(targets, [a, b] if takes_two(template.attributes, len(targets)) else [a], name="q")
