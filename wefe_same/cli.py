@@ -27,6 +27,7 @@ from wefe_same.options.choices import (
     TIES,
     UNICODE_ERRORS,
 )
+from wefe_same.processes import load_blas_first_under_a_memory_limit, out_of_memory, stdout_gone
 from wefe_same.query.expand import DEFAULT_MAX_SUBQUERIES
 from wefe_same.run.seat import add_seat_parser
 
@@ -503,7 +504,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # SIGTERM ends the run like Ctrl-C: the results folder is written whole or not at all.
     previous = signal.signal(signal.SIGTERM, _terminate) if hasattr(signal, "SIGTERM") else None
     try:
-        _load_first_under_a_memory_limit()
+        load_blas_first_under_a_memory_limit()
         return args.run(args)
     except WefeSameError as err:
         print(f"wefe-same: error: {err}", file=sys.stderr)
@@ -515,7 +516,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("wefe-same: terminated; earlier results are untouched", file=sys.stderr)
         return EXIT_TERMINATED
     except BrokenPipeError as err:
-        if not _stdout_gone():  # a pipe of our own (a worker, a socket) broke: a failure, said
+        if not stdout_gone():  # a pipe of our own (a worker, a socket) broke: a failure, said
             print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
             return EXIT_FAILURE
         # `wefe-same rank | head -1`: the reader left. Quiet, with SIGPIPE's status, as
@@ -528,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"wefe-same: error: {os_error_message(err)}", file=sys.stderr)
         return EXIT_FAILURE
     except ImportError as err:
-        if not _out_of_memory(err):
+        if not out_of_memory(err):
             raise
         print(OUT_OF_MEMORY, file=sys.stderr)
         return EXIT_FAILURE
@@ -542,50 +543,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 OUT_OF_MEMORY = ("wefe-same: error: out of memory (a memory limit such as ulimit -v, or too little memory "
                  "for these models; try fewer models at a time); earlier results are untouched")
-
-
-def _out_of_memory(err: ImportError) -> bool:
-    """An extension module that could not be mapped for want of address space (ulimit -v)."""
-    text = str(err).lower()
-    return "failed to map segment" in text or "cannot allocate memory" in text
-
-
-def _load_first_under_a_memory_limit() -> None:
-    """Under an address-space limit (``ulimit -v``), load numpy and SciPy's BLAS first.
-
-    OpenBLAS spins forever (holding the GIL, deaf to signals) when it cannot map its
-    buffers while being loaded, and SciPy's copy was loaded late, after pandas and pyarrow
-    had used the room. Loaded first, it gets its buffers, and a later shortage is a
-    MemoryError or an ImportError, reported as one line.
-    """
-    try:
-        import resource
-    except ImportError:  # not POSIX
-        return
-    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
-        return
-    import numpy  # noqa: F401
-    import scipy.linalg  # noqa: F401
-
-
-def _stdout_gone() -> bool:
-    """Whether standard output is a pipe whose reader has left (POLLERR on its write end)."""
-    import select
-
-    try:
-        sys.stdout.flush()
-    except BrokenPipeError:
-        return True
-    except (OSError, ValueError):
-        return False
-    if not hasattr(select, "poll"):
-        return True  # no way to ask: the one BrokenPipeError a CLI sees is stdout's
-    try:
-        poller = select.poll()
-        poller.register(sys.stdout.fileno(), select.POLLOUT)
-        return any(event & select.POLLERR for _, event in poller.poll(0))
-    except (OSError, ValueError):
-        return False
 
 
 class _Terminated(BaseException):

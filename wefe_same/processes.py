@@ -1,6 +1,9 @@
 """Whether a process that left something behind (a temporary folder, a cache temp file)
-is gone: the one check behind every cleanup of a killed run's leftovers; and handing a
-process's freed memory back to the system (:func:`release_freed_memory`)."""
+is gone: the one check behind every cleanup of a killed run's leftovers; handing a
+process's freed memory back to the system (:func:`release_freed_memory`); and what the
+command line asks of its own process: whether standard output's reader has left
+(:func:`stdout_gone`), whether an import failed for want of memory (:func:`out_of_memory`),
+BLAS loaded first under an address-space limit."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import functools
 import gc
 import os
 import socket
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,3 +220,47 @@ def own_objects_collected() -> Iterator[None]:
     finally:
         gc.collect()  # the block's own cycles only: everything older is frozen
         gc.unfreeze()
+
+
+def out_of_memory(err: ImportError) -> bool:
+    """An extension module that could not be mapped for want of address space (ulimit -v)."""
+    text = str(err).lower()
+    return "failed to map segment" in text or "cannot allocate memory" in text
+
+
+def load_blas_first_under_a_memory_limit() -> None:
+    """Under an address-space limit (``ulimit -v``), load numpy and SciPy's BLAS first.
+
+    OpenBLAS spins forever (holding the GIL, deaf to signals) when it cannot map its
+    buffers while being loaded, and SciPy's copy was loaded late, after pandas and pyarrow
+    had used the room. Loaded first, it gets its buffers, and a later shortage is a
+    MemoryError or an ImportError, reported as one line.
+    """
+    try:
+        import resource
+    except ImportError:  # not POSIX
+        return
+    if resource.getrlimit(resource.RLIMIT_AS)[0] == resource.RLIM_INFINITY:
+        return
+    import numpy  # noqa: F401
+    import scipy.linalg  # noqa: F401
+
+
+def stdout_gone() -> bool:
+    """Whether standard output is a pipe whose reader has left (POLLERR on its write end)."""
+    import select
+
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return True
+    except (OSError, ValueError):
+        return False
+    if not hasattr(select, "poll"):
+        return True  # no way to ask: the one BrokenPipeError a CLI sees is stdout's
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(event & select.POLLERR for _, event in poller.poll(0))
+    except (OSError, ValueError):
+        return False
