@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from wefe_same.analysis.reliability import cronbach_alpha, icc, reading
+from wefe_same.analysis.reliability import coefficient_reading, cronbach_alpha, icc
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "reliability_authors.json").read_text())
 CASES = list(FIXTURE["cases"])
@@ -74,7 +74,7 @@ def test_pure_noise_is_near_zero_and_read_poor():
     noise = rng.normal(size=(2_000, 50, 4))  # 2,000 data sets of 50 subjects × 4 raters, no subject effect
     for kind in ("icc2", "icc3"):
         value = icc(noise, kind)[0]
-        assert abs(value.mean()) < 0.01 and reading(float(value.mean()), kind) == "poor"
+        assert abs(value.mean()) < 0.01 and coefficient_reading(float(value.mean()), kind) == "poor"
     assert abs(np.median(cronbach_alpha(noise)[0])) < 0.05
 
 

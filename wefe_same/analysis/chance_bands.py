@@ -21,7 +21,7 @@ CHANCE_COLUMNS = ("model", "metric", "null", "draws", "value", "low", "median", 
 NO_DRAW = "no defined draw: every subquery of the metric is undefined here or has a single set in each role"
 
 
-def reading(value: float, low: float, high: float, descending: bool) -> str:
+def chance_reading(value: float, low: float, high: float, descending: bool) -> str:
     """"within chance", "more biased than chance" or "less biased than chance" (on the
     metric's bias scale: higher is more biased, except for a descending metric); "" when
     undefined."""
@@ -54,7 +54,7 @@ def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray], spec
         (numpy's linear interpolation); ``p_chance`` = (1 + #draws at least as biased as
         ``value``) / (1 + draws), the one-sided permutation p-value of "more biased than
         chance" (at least as high, or as low for a descending metric); ``reading``: see
-        :func:`reading`; ``reason``: why there is no band (the metric left out, or
+        :func:`chance_reading`; ``reason``: why there is no band (the metric left out, or
         :data:`NO_DRAW`), else "".
 
     >>> from wefe_same.metrics.registry import METRICS
@@ -85,7 +85,7 @@ def chance_table(aggregates: pd.DataFrame, draws: Mapping[str, np.ndarray], spec
                 p = (1 + int(as_biased.sum())) / (1 + n) if n and np.isfinite(value) else np.nan
                 why = (left_out or {}).get((null, spec.name)) or ("" if n else NO_DRAW)
                 rows.append((model, spec.name, null, n, value, low[i, k], median[i, k], high[i, k], p,
-                             reading(value, low[i, k], high[i, k], descending), why))
+                             chance_reading(value, low[i, k], high[i, k], descending), why))
     return pd.DataFrame(rows, columns=list(CHANCE_COLUMNS)).astype(
         {"draws": "int64", "value": "float64", "low": "float64", "median": "float64", "high": "float64",
          "p_chance": "float64", "reading": "str", "reason": "str"})

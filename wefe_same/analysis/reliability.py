@@ -100,12 +100,12 @@ def cronbach_alpha(scores: np.ndarray, level: float = 0.95) -> tuple[np.ndarray,
     return alpha, low, high
 
 
-def reading(value: float, kind: str) -> str:
+def coefficient_reading(value: float, kind: str) -> str:
     """The reading of a coefficient: Koo & Li (2016) for an ICC (``kind`` "icc2" or
     "icc3"), George & Mallery (2003) for alpha (``"alpha"``); "" for NaN.
 
-    >>> reading(0.8, "icc2"), reading(0.95, "icc3"), reading(0.65, "alpha"), reading(0.3, "icc3")
-    ('good', 'excellent', 'questionable', 'poor')
+    >>> [coefficient_reading(v, k) for v, k in ((0.8, "icc2"), (0.95, "icc3"), (0.65, "alpha"), (0.3, "icc3"))]
+    ['good', 'excellent', 'questionable', 'poor']
     """
     if not np.isfinite(value):
         return ""

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Sequence
+from types import MappingProxyType
 from typing import Literal
 
 import numpy as np
@@ -40,7 +41,7 @@ from wefe_same.scoring.vectors import VectorTable
 
 ChanceNull = Literal["permutation", "random"]
 CHANCE_NULLS: tuple[ChanceNull, ...] = ("permutation", "random")
-_NULL_CODE = {"permutation": 1, "random": 2}
+_NULL_CODE = MappingProxyType({"permutation": 1, "random": 2})
 
 
 def fits_per_draw(spec: MetricSpec) -> bool:
