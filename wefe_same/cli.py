@@ -410,6 +410,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--chance-null", dest="chance_nulls", nargs="+", choices=CHANCE_NULLS, default=["permutation"],
                    help="words permuted across each role's sets, or random vectors (default: permutation)")
     p.add_argument("--chance-fitted", action="store_true", help="chance baselines of RNSB too (a fit per draw)")
+    p.add_argument("--reliability", action="store_true", help="the reliability table: internal and inter-rater "
+                   "consistency of the word-level scores, test-retest across the seeds a models file declares")
+    p.add_argument("--split-halves", type=int, default=0, metavar="H", help="random splits of every set into two "
+                   "halves, each scored: split-half reliability of every ranking (default: 0, off)")
     p.add_argument("--quality", nargs="+", metavar="BENCHMARK",
                    help="quality benchmarks to rank beside fairness: ws353, simlex999, google or paths")
     p.add_argument("--likelihood", nargs="+", metavar="NAME=FILE",

@@ -93,6 +93,13 @@ class RankResult:
         draws without association (the words permuted across each subquery's sets, or
         random vectors), the aggregate, its p-value against chance and its reading
         ("within chance", "more/less biased than chance"). None otherwise.
+    reliability : DataFrame or None
+        With ``Bootstrap(reliability=True)`` or ``split_halves=H``
+        (`wefe_same.analysis.reliability`, Du et al. 2021): one row per coefficient: kind
+        (internal consistency, inter-rater consistency, test-retest of the words, scores
+        or aggregates across a family's seeds, split-half), family, model, unit, measure,
+        coefficient (alpha, icc3, icc2, spearman_brown), value, 95 % interval, subjects,
+        raters, reading (Koo & Li 2016, George & Mallery 2003) and the reason of a NaN.
     by_query_set : DataFrame
         Long format: query_set, metric, model, value, rank, n_subqueries, n_defined.
     details : DataFrame
@@ -179,6 +186,7 @@ class RankResult:
     mtmm: pd.DataFrame | None = None
     mtmm_summary: pd.DataFrame | None = None
     chance: pd.DataFrame | None = None
+    reliability: pd.DataFrame | None = None
     word_bias: pd.DataFrame | None = field(default_factory=_not_given, repr=False, compare=False)
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None

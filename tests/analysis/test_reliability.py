@@ -1,6 +1,7 @@
 """Reliability coefficients (wefe_same.analysis.reliability) against Du, Fang & Nguyen's 2021
 own ReliabilityEstimator (its outputs made by tests/oracles/make_reliability_fixture.py, which
-runs their code unedited), hand-built data with known answers (perfectly reliable, pure
+runs their code unedited on seeded arrays and on the word-level array the tool builds for a
+hand-built family of seeds), hand-built data with known answers (perfectly reliable, pure
 noise, and in between, from the population values of a simulated two-way model), and the
 coverage of the F-based intervals."""
 
@@ -11,11 +12,21 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from oracles.make_reliability_fixture import tool_array
 
 from wefe_same.analysis.reliability import coefficient_reading, cronbach_alpha, icc
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "reliability_authors.json").read_text())
 CASES = list(FIXTURE["cases"])
+
+
+def test_the_tool_still_builds_the_array_their_estimator_read():
+    built, measures, words, pairs = tool_array()
+    stored = FIXTURE["cases"]["tool"]
+    np.testing.assert_allclose(built, np.array(stored["scores"]), rtol=1e-12, atol=1e-15)
+    assert measures == list(stored["test_retest_target_words"]) == ["WEAT", "SAME", "DirectBias", "RIPA"]
+    assert words == list(stored["inter_rater_consistency_target_words"])
+    assert ["-".join(p) for p in pairs] == list(stored["inter_rater_consistency_gender_base_pairs"])
 
 
 @pytest.mark.parametrize("case", CASES)

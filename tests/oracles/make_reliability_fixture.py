@@ -3,8 +3,9 @@
 Source: nlpsoc/reliability_bias @ c88f51bd8fa0363a6f0ceba4fc6b1621339893ff (MIT),
 ``reliability_metrics.py``: its ``ReliabilityEstimator`` is imported from a checkout of
 that commit and run unedited on seeded arrays of the shape it takes (bias measures ×
-target words × gender base pairs × embeddings); nothing of it is copied here or
-committed. The arrays and its outputs go to ``tests/analysis/data/reliability_authors.json``,
+target words × gender base pairs × embeddings), and on the array the tool itself builds
+for a hand-built family of five seeds (:func:`tool_array`); nothing of it is copied here
+or committed. The arrays and its outputs go to ``tests/analysis/data/reliability_authors.json``,
 which ``tests/analysis/test_reliability.py`` compares with ``wefe_same.analysis.reliability``.
 
     python tests/oracles/make_reliability_fixture.py PATH_TO_A_CHECKOUT_OR_GIT_DIR
@@ -51,13 +52,42 @@ def arrays() -> dict[str, np.ndarray]:
     return {"structured": scores}
 
 
+def tool_array() -> tuple[np.ndarray, list[str], list[str], list[tuple[str, str]]]:
+    """The array the tool builds (``wefe_same.scoring.word_level``) for a hand-built family of
+    five seeds: a shared model with a gender direction (each word biased along it by its
+    own amount) plus seed noise, one unit of six base pairs and 15 words;
+    (measures × words × pairs × seeds), the measures, words and pairs."""
+    from wefe_same import Query, QuerySet, WordSet
+    from wefe_same.metrics.registry import METRICS
+    from wefe_same.models import ArraySource
+    from wefe_same.scoring.vectors import build_table
+    from wefe_same.scoring.word_level import WORD_MEASURES, reliability_units, word_level_scores
+
+    male, female = [f"m{i}" for i in range(6)], [f"f{i}" for i in range(6)]
+    words = [f"w{i}" for i in range(15)]
+    vocabulary = male + female + words
+    query = Query([WordSet("male", male, aligned=True), WordSet("female", female, aligned=True)],
+                  [WordSet("jobs", words)], name="q")
+    unit, = reliability_units([QuerySet("toy", [query])])
+    rng = np.random.default_rng(41)
+    shared = rng.normal(size=(len(vocabulary), 16))
+    direction = rng.normal(size=16)  # a gender direction: the pairs on it, the words at their own bias along it
+    shared += np.concatenate([np.ones(6), -np.ones(6), rng.normal(size=15)])[:, None] * direction
+    specs = [METRICS[name] for name in WORD_MEASURES]
+    seeds = [word_level_scores(build_table(ArraySource(f"seed{s}", vocabulary, shared + 0.4 * rng.normal(
+        size=shared.shape)), vocabulary), unit, specs, {}) for s in range(5)]
+    return np.stack(seeds, axis=-1), [s.name for s in specs], list(unit.words), unit.pairs
+
+
 def main(source: str) -> None:
     module = their_module(Path(source))
     out = {"source": f"nlpsoc/reliability_bias @ {COMMIT}, reliability_metrics.py", "cases": {}}
-    for name, scores in arrays().items():
-        words = [f"t{i}" for i in range(scores.shape[1])]
-        pairs = [(f"m{j}", f"f{j}") for j in range(scores.shape[2])]
-        estimator = module.ReliabilityEstimator(scores, MEASURES, words, pairs)
+    built, measures, words, pairs = tool_array()
+    cases = {name: (scores, MEASURES, [f"t{i}" for i in range(scores.shape[1])],
+                    [(f"m{j}", f"f{j}") for j in range(scores.shape[2])]) for name, scores in arrays().items()}
+    cases["tool"] = (built, measures, words, pairs)
+    for name, (scores, measures, words, pairs) in cases.items():
+        estimator = module.ReliabilityEstimator(scores, measures, words, pairs)
         out["cases"][name] = {
             "scores": scores.tolist(),
             "test_retest_target_words": estimator.test_retest_target_words(),

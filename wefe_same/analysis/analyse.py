@@ -25,6 +25,7 @@ from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
 from wefe_same.analysis.intervals import subquery_draws, summarize_draws
 from wefe_same.analysis.mtmm import mtmm_summary, mtmm_table
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_by_order, rank_values
+from wefe_same.analysis.reliability import family_rows, reliability_table, split_half_rows, word_rows
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
@@ -37,6 +38,7 @@ from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.chance import left_out_reason
 from wefe_same.scoring.context import stream_seed
 from wefe_same.scoring.scores import ModelScores
+from wefe_same.scoring.word_level import WORD_MEASURES
 
 
 class AnalysisPlan(Protocol):
@@ -67,6 +69,10 @@ class AnalysisPlan(Protocol):
     @property
     def chance_nulls(self) -> Sequence[str]: ...
     @property
+    def reliability(self) -> bool: ...
+    @property
+    def split_halves(self) -> int: ...
+    @property
     def chance_fitted(self) -> bool: ...
     @property
     def specs(self) -> Sequence[MetricSpec]: ...
@@ -84,7 +90,7 @@ class AnalysisPlan(Protocol):
 #: two the run stage computes from the models themselves (``debias_lipstick``: their
 #: vocabularies; ``measurement_sensitivity``: the ``--vary`` settings).
 EXTRA_TABLES = ("correlation_tests", "agreement", "consensus", "redundant_metrics", "mtmm", "mtmm_summary",
-                "chance", "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation",
+                "chance", "reliability", "word_bootstrap", "word_bootstrap_correlations", "robustness", "aggregation",
                 "aggregation_agreement", "debias_effect", "debias_summary", "debias_lipstick",
                 "measurement_sensitivity")
 
@@ -106,6 +112,7 @@ class Analysis:
     mtmm: pd.DataFrame | None = None
     mtmm_summary: pd.DataFrame | None = None
     chance: pd.DataFrame | None = None
+    reliability: pd.DataFrame | None = None
     aggregates_ci: pd.DataFrame | None = None
     correlations_ci: pd.DataFrame | None = None
     rank_stability: pd.DataFrame | None = None
@@ -157,14 +164,33 @@ def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -
     return pd.DataFrame(values, index=list(models)), pd.DataFrame(ranks, index=list(models))
 
 
+def reliability(plan: AnalysisPlan, per_model: Sequence[ModelScores], scores: Mapping[str, pd.DataFrame],
+                by_query_set: pd.DataFrame, families: Mapping[str, Sequence[str]]) -> pd.DataFrame:
+    """The reliability table: per model, then per family of seeds, then split-half."""
+    measures = [s.name for s in plan.specs if s.name in WORD_MEASURES]
+    rows = []
+    if plan.reliability:
+        arrays = {m.name: m.word_scores for m in per_model}
+        for m in per_model:
+            rows += word_rows(m.word_scores, measures, model=m.name)
+        for family, members in families.items():
+            rows += family_rows(family, [n for n in members if n in arrays], arrays, scores, by_query_set, measures)
+    if plan.split_halves:
+        draws = np.stack([m.draws["split_halves"] for m in per_model], axis=1)
+        rows += split_half_rows(draws, [m.name for m in per_model], plan.specs)
+    return reliability_table(rows)
+
+
 def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFrame], per_model: Sequence[ModelScores],
             *, quality: pd.DataFrame | None = None, likelihood: pd.DataFrame | None = None,
             external: pd.DataFrame | None = None,
-            higher_is_better: Sequence[str] = (), debias_pairs: Sequence[tuple[str, str, str]] = ()) -> Analysis:
+            higher_is_better: Sequence[str] = (), debias_pairs: Sequence[tuple[str, str, str]] = (),
+            families: Mapping[str, Sequence[str]] | None = None) -> Analysis:
     """Correlations between every ranking column, with the optional columns and intervals.
 
     ``debias_pairs``: (base, variant, method) by model name, from the models' specs
-    (:func:`~wefe_same.analysis.debias_effect.debias_pairs`).
+    (:func:`~wefe_same.analysis.debias_effect.debias_pairs`); ``families``: family → its
+    models that a models file declares seeds of (:func:`~wefe_same.run.zoo.seed_families`).
     """
     models = list(agg.aggregates.index)
     aggregates, rankings = agg.aggregates, agg.rankings
@@ -238,6 +264,8 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
             null: np.stack([m.draws[f"chance_{null}"] for m in per_model], axis=1) for null in plan.chance_nulls},
             plan.specs, left_out={(null, s.name): why for null in plan.chance_nulls for s in plan.specs
                                   if (why := left_out_reason(s, null, plan.chance_fitted))})
+    if plan.reliability or plan.split_halves:
+        out["reliability"] = reliability(plan, per_model, scores, agg.by_query_set, families or {})
     if plan.halves:
         halves = np.stack([m.draws["halves"] for m in per_model], axis=1)
         out["robustness"] = robustness_table(agg.aggregates, halves)

@@ -18,7 +18,11 @@ takes arrays of any leading shape, ``(..., subjects, raters)``, and computes the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 #: Koo & Li (2016), "A guideline of selecting and reporting intraclass correlation
@@ -113,3 +117,129 @@ def coefficient_reading(value: float, kind: str) -> str:
         if value < bound:
             return name
     return ""
+
+
+RELIABILITY_COLUMNS = ("kind", "family", "model", "unit", "measure", "coefficient", "value", "low", "high",
+                       "n_subjects", "n_raters", "reading", "reason")
+
+
+def _complete(x: np.ndarray) -> np.ndarray:
+    """``x`` (subjects × raters) without the raters no subject has, then the subjects that
+    lack a rater (listwise, as the coefficients need complete data)."""
+    x = x[:, ~np.isnan(x).all(axis=0)]
+    return x[~np.isnan(x).any(axis=1)]
+
+
+def _row(kind: str, coefficient: str, x: np.ndarray, *, family: str = "", model: str = "", unit: str = "",
+         measure: str = "", reason: str = "") -> tuple:
+    """One row of the table: the coefficient of ``x`` (subjects × raters or items) after
+    :func:`_complete`, or NaN with the reason."""
+    x = _complete(np.asarray(x, dtype=float)) if not reason else np.zeros((0, 0))
+    n, k = x.shape
+    if not reason and (n < 2 or k < 2):
+        reason = f"{n} complete subject(s) and {k} rater(s): at least 2 of each are needed"
+    if not reason and np.allclose(x, x.flat[0], rtol=0, atol=0):
+        reason = "every score is the same: no variance to apportion"
+    if reason:
+        return (kind, family, model, unit, measure, coefficient, np.nan, np.nan, np.nan, n, k, "", reason)
+    value, low, high = cronbach_alpha(x) if coefficient == "alpha" else icc(x, coefficient)
+    v = float(value)
+    return (kind, family, model, unit, measure, coefficient, v, float(low), float(high), n, k,
+            coefficient_reading(v, coefficient), "")
+
+
+def _zscores(y: np.ndarray) -> np.ndarray:
+    """Each row of ``y`` (measures × words) as z-scores over its defined words (NaN for a constant row)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mean = np.nanmean(y, axis=1, keepdims=True)
+        sd = np.nanstd(y, axis=1, ddof=1, keepdims=True)
+        return np.where(sd > 0, (y - mean) / sd, np.nan)
+
+
+def word_rows(arrays: Mapping[str, np.ndarray], measures: Sequence[str], *, family: str = "",
+              model: str = "") -> list[tuple]:
+    """Internal and inter-rater consistency of one model's (or a family's seed-averaged)
+    word-level arrays, unit id → (measures × words × base pairs)."""
+    rows = []
+    for unit, array in arrays.items():
+        for k, measure in enumerate(measures):  # items = base pairs, subjects = the attribute words
+            rows.append(_row("internal consistency", "alpha", array[k], family=family, model=model, unit=unit,
+                             measure=measure))
+        raters = _zscores(np.nanmean(array, axis=2)).T if array.size else np.zeros((0, len(measures)))
+        why = "" if len(measures) > 1 else "one word-level measure in this run: no raters to compare"
+        rows.append(_row("inter-rater consistency", "icc3", raters, family=family, model=model, unit=unit,
+                         measure=" + ".join(measures), reason=why))
+    return rows
+
+
+def family_rows(family: str, members: Sequence[str], per_model: Mapping[str, Mapping[str, np.ndarray]],
+                scores: Mapping[str, pd.DataFrame], by_query_set: pd.DataFrame,
+                measures: Sequence[str]) -> list[tuple]:
+    """Test-retest reliability of one family's seeds (ICC(2,1), the seeds as raters): of
+    the word-level scores (subjects = attribute words, base pairs averaged), of each
+    metric's subquery scores (subjects = subqueries) and of its query-set aggregates
+    (subjects = query sets); then the family's seed-averaged internal and inter-rater rows."""
+    few = "" if len(members) > 1 else f"family {family!r} has {len(members)} seed in this run: at least 2 are needed"
+    rows = []
+    units = per_model[members[0]] if members else {}
+    for unit in units:
+        stacked = np.stack([per_model[m][unit] for m in members])  # seeds × measures × words × pairs
+        for k, measure in enumerate(measures):
+            rows.append(_row("test-retest (words)", "icc2", np.nanmean(stacked[:, k], axis=2).T, family=family,
+                             unit=unit, measure=measure, reason=few))
+    for metric, matrix in scores.items():
+        rows.append(_row("test-retest (scores)", "icc2", matrix.reindex(members).to_numpy(float).T,
+                         family=family, measure=metric, reason=few))
+        sets = by_query_set[(by_query_set["metric"] == metric) & (by_query_set["query_set"] != "overall")]
+        table = sets.pivot(index="query_set", columns="model", values="value").reindex(columns=members)
+        rows.append(_row("test-retest (aggregates)", "icc2", table.to_numpy(float), family=family, measure=metric,
+                         reason=few))
+    if len(members) > 1 and units:
+        averaged = {u: np.nanmean(np.stack([per_model[m][u] for m in members]), axis=0) for u in units}
+        rows += word_rows(averaged, measures, family=family)
+    return rows
+
+
+def spearman_brown(rho: np.ndarray) -> np.ndarray:
+    """The Spearman–Brown prophecy for a test twice as long as each half: 2ρ / (1 + ρ).
+
+    >>> spearman_brown(np.array([1.0, 0.5, 0.0])).round(4).tolist()
+    [1.0, 0.6667, 0.0]
+    """
+    return np.where(rho > -1, 2 * rho / np.where(rho > -1, 1 + rho, 1.0), -np.inf)
+
+
+def split_half_rows(draws: np.ndarray, models: Sequence[str], specs: Sequence[Any]) -> list[tuple]:
+    """Split-half reliability of each metric's ranking: Spearman's rho between the models'
+    aggregates on the two halves of each split (draws 2h and 2h + 1, shape (2H, models,
+    metrics)), Spearman–Brown corrected, 2ρ / (1 + ρ): the value is that of the mean rho,
+    the interval the 2.5 % and 97.5 % quantiles over the splits."""
+    rows = []
+    halves = np.asarray(draws, dtype=float)
+    for k, spec in enumerate(specs):
+        a, b = halves[0::2, :, k], halves[1::2, :, k]
+        rhos = []
+        for x, y in zip(a, b):
+            keep = np.isfinite(x) & np.isfinite(y)
+            if keep.sum() >= 3 and np.ptp(x[keep]) > 0 and np.ptp(y[keep]) > 0:
+                rhos.append(stats.spearmanr(x[keep], y[keep]).statistic)  # the order is the same either way
+        if not rhos:
+            rows.append(("split-half", "", "", "", spec.name, "spearman_brown", np.nan, np.nan, np.nan,
+                         len(models), 2, "", "no split ranks three models on both halves"))
+            continue
+        rho = np.array(rhos)
+        with np.errstate(divide="ignore"):  # rho = −1 (halves in reverse order): −inf
+            brown, value = spearman_brown(rho), float(spearman_brown(np.array(rho.mean())))
+        # quantiles that are draws (inverted CDF): an interpolation with −inf would be NaN
+        low, high = (float(np.quantile(brown, q, method="inverted_cdf")) for q in (0.025, 0.975))
+        rows.append(("split-half", "", "", "", spec.name, "spearman_brown", value, low, high, len(models), 2,
+                     coefficient_reading(value, "alpha"),
+                     "" if len(rho) == len(a) else f"{len(a) - len(rho)} of {len(a)} splits left out (under 3 "
+                     "models ranked)"))
+    return rows
+
+
+def reliability_table(rows: Sequence[tuple]) -> pd.DataFrame:
+    """The rows of :func:`word_rows`, :func:`family_rows` and :func:`split_half_rows` as one tidy table."""
+    return pd.DataFrame(list(rows), columns=list(RELIABILITY_COLUMNS)).astype(
+        {"value": "float64", "low": "float64", "high": "float64", "n_subjects": "int64", "n_raters": "int64"})

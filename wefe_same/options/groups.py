@@ -122,8 +122,8 @@ def coerce(cls: type[G], value: Any, param: str, func: str = "rank") -> G:
 @dataclass(frozen=True)
 class Bootstrap:
     """Resampling behind the intervals of the aggregates, ranks and correlations, the
-    robustness table and the chance baselines. Shorthand: an int, the draws over
-    subqueries (``bootstrap=200``).
+    robustness table, the chance baselines and the reliability table. Shorthand: an int,
+    the draws over subqueries (``bootstrap=200``).
 
     Parameters
     ----------
@@ -141,6 +141,12 @@ class Bootstrap:
         Which chance baselines (`wefe_same.scoring.chance`).
     chance_fitted : bool, default False
         Also the metrics that fit a model per draw (RNSB): a fit per draw and subquery.
+    reliability : bool, default False
+        The ``reliability`` table (Du et al. 2021): internal and inter-rater consistency of
+        the word-level scores per model, test-retest across the seeds a models file declares.
+    split_halves : int >= 0, default 0
+        Random splits of every set's words into two halves, each half scored: the
+        split-half reliability of each metric's ranking (Spearman–Brown corrected).
     """
 
     SHORTHAND: ClassVar[str] = "subqueries"
@@ -150,9 +156,11 @@ class Bootstrap:
     chance: int = field(default=0, metadata=flat("chance"))
     chance_nulls: tuple[ChanceNull, ...] = field(default=("permutation",), metadata=flat("chance_nulls"))
     chance_fitted: bool = field(default=False, metadata=flat("chance_fitted"))
+    reliability: bool = field(default=False, metadata=flat("reliability"))
+    split_halves: int = field(default=0, metadata=flat("split_halves"))
 
     def __post_init__(self) -> None:
-        for name in ("subqueries", "words", "halves", "chance"):
+        for name in ("subqueries", "words", "halves", "chance", "split_halves"):
             _put(self, name, check_int(getattr(self, name), name, "Bootstrap", minimum=0))  # np.int64 as int
         nulls = as_list(self.chance_nulls, "chance_nulls", "Bootstrap", item=str)
         if not nulls:
@@ -160,7 +168,8 @@ class Bootstrap:
                                                       + ", ".join(map(repr, CHANCE_NULLS)), self.chance_nulls))
         _put(self, "chance_nulls", tuple(dict.fromkeys(
             check_choice(n, "chance_nulls", "Bootstrap", CHANCE_NULLS) for n in nulls)))
-        _put(self, "chance_fitted", check_bool(self.chance_fitted, "chance_fitted", "Bootstrap"))
+        for name in ("chance_fitted", "reliability"):
+            _put(self, name, check_bool(getattr(self, name), name, "Bootstrap"))
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,8 @@ class ReportData:
     mtmm: pd.DataFrame | None = None
     #: ``chance.csv`` (``--chance N``): each aggregate against its chance band, else None.
     chance: pd.DataFrame | None = None
+    #: ``reliability.csv`` (``--reliability``, ``--split-halves H``), else None.
+    reliability: pd.DataFrame | None = None
     metric_names: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -141,7 +143,8 @@ def from_result(result: ResultTables, manifest: Mapping[str, Any]) -> ReportData
         debias_lipstick=extra.get("debias_lipstick"), measurement=extra.get("measurement_sensitivity"),
         correlation_tests=extra.get("correlation_tests"), agreement=extra.get("agreement"),
         consensus=extra.get("consensus"), redundant_metrics=extra.get("redundant_metrics"),
-        mtmm_summary=extra.get("mtmm_summary"), mtmm=extra.get("mtmm"), chance=extra.get("chance"))
+        mtmm_summary=extra.get("mtmm_summary"), mtmm=extra.get("mtmm"), chance=extra.get("chance"),
+        reliability=extra.get("reliability"))
 
 
 def _by_model(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -244,7 +247,11 @@ def from_folder(folder: Path, manifest: Mapping[str, Any]) -> ReportData:
         mtmm=_csv(folder / "mtmm.csv", dtype={"metric_a": str, "trait_a": str, "metric_b": str, "trait_b": str,
                                                "kind": str}) if (folder / "mtmm.csv").is_file() else None,
         chance=_csv(folder / "chance.csv", dtype={"model": str, "metric": str, "null": str, "reading": str})
-        if (folder / "chance.csv").is_file() else None)
+        if (folder / "chance.csv").is_file() else None,
+        reliability=_csv(folder / "reliability.csv", dtype={c: str for c in (
+            "kind", "family", "model", "unit", "measure", "coefficient", "reading", "reason")}).fillna(
+            {c: "" for c in ("family", "model", "unit", "reading", "reason")})
+        if (folder / "reliability.csv").is_file() else None)
 
 
 def numbers(frame: pd.DataFrame, columns: list[str]) -> pd.DataFrame:

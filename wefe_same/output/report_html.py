@@ -415,7 +415,8 @@ def _chips(pairs: Any, floor: float = 0.0) -> str:
 def _trust(data: ReportData) -> str:
     return trust_section(data.agreement, data.consensus, data.redundant_metrics, Cells(_table, _td, _num, _note), _rank,
                          n_metrics=len(data.metric_names), mtmm_summary=data.mtmm_summary, mtmm_pairs=data.mtmm,
-                         chance=data.chance, models=_overall_order(data), metrics=list(data.metric_names))
+                         chance=data.chance, models=_overall_order(data), metrics=list(data.metric_names),
+                         reliability=data.reliability)
 
 
 def _coverage(data: ReportData) -> str:

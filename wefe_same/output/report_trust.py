@@ -70,6 +70,33 @@ def chance_tables(chance: pd.DataFrame | None, cells: Cells, models: list[str], 
     return parts
 
 
+RELIABILITY_NOTE = ("Reliability by the definitions of Du, Fang & Nguyen (2021): Cronbach's alpha of each "
+                    "measure's word-level scores over the base pairs (internal consistency), ICC(3,1) of the "
+                    "measures as raters on z-scores (inter-rater consistency), ICC(2,1) of a family's seeds as "
+                    "raters (test-retest: of the word-level scores, of each metric's subquery scores and of its "
+                    "query-set aggregates) and the Spearman–Brown corrected agreement of the rankings on two "
+                    "random halves of every set (split-half), each with its 95 % interval; read by Koo & Li "
+                    "(2016) for an ICC (0.5 poor, 0.75 moderate, 0.9 good) and George & Mallery (2003) for alpha "
+                    "and split-half. A metric fit to rank these models is reliable on them.")
+
+
+def reliability_tables(table: pd.DataFrame | None, cells: Cells) -> list[str]:
+    """A note and the sortable table of ``reliability.csv``; none without it."""
+    if table is None or table.empty:
+        return []
+    rows = []
+    for r in table.itertuples():
+        who = " ".join(filter(None, [str(r.model) if r.model else "", f"family {r.family}" if r.family else ""]))
+        interval = (f"{fmt(_float(r.low), 3)} – {fmt(_float(r.high), 3)}" if np.isfinite(_float(r.low)) else "–")
+        rows.append([cells.text(str(r.kind)), cells.text(who or "all models"), cells.text(str(r.unit)),
+                     cells.text(str(r.measure)), cells.text(str(r.coefficient)), cells.number(_float(r.value)),
+                     cells.text(interval), cells.text(f"{int(r.n_subjects)} × {int(r.n_raters)}"),
+                     cells.text(str(r.reading) or str(r.reason))])
+    head = ["kind", "of", "unit", "measure", "coefficient", "value", "95 % interval", "subjects × raters",
+            "reading"]
+    return [cells.note(RELIABILITY_NOTE), cells.table(head, rows, label="Reliability")]
+
+
 def w_reading(w: float) -> str:
     """The anchor of Schmidt (1997) nearest to ``w`` ("" for NaN).
 
@@ -166,11 +193,13 @@ def trust_section(agreement: pd.DataFrame | None, consensus: pd.DataFrame | None
                   redundant: pd.DataFrame | None, cells: Cells, rank: Callable[[float], str], *,
                   n_metrics: int, mtmm_summary: pd.DataFrame | None = None,
                   mtmm_pairs: pd.DataFrame | None = None, chance: pd.DataFrame | None = None,
-                  models: list[str] | None = None, metrics: list[str] | None = None) -> str:
+                  models: list[str] | None = None, metrics: list[str] | None = None,
+                  reliability: pd.DataFrame | None = None) -> str:
     """The section's notes and tables; a note alone when the run had one metric or the
     folder holds no agreement table (written by an older version), and the chance
     tables (``models`` and ``metrics`` in the page's order) when the run drew them."""
-    against_chance = "".join(chance_tables(chance, cells, models or [], metrics or []))
+    against_chance = "".join(chance_tables(chance, cells, models or [], metrics or [])
+                             + reliability_tables(reliability, cells))
     if agreement is None or agreement.empty:
         return cells.note("One metric in this run: there is no agreement to measure." if n_metrics < 2 else
                           "This results folder has no agreement.csv (written by an older wefe-same): rerun "

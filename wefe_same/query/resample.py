@@ -39,10 +39,10 @@ from wefe_same.errors import QueryError
 from wefe_same.query.sets import Query, QuerySet, WordSet
 from wefe_same.validation import check_int
 
-Kind = Literal["bootstrap", "halves"]
+Kind = Literal["bootstrap", "halves", "split"]
 Role = Literal["targets", "attributes"]
 ROLES: tuple[Role, ...] = ("targets", "attributes")
-_KIND_CODE = {"bootstrap": 1, "halves": 2}
+_KIND_CODE = {"bootstrap": 1, "halves": 2, "split": 3}
 
 #: Role of the "neutral" words, the words whose word-wise biases a metric averages, for
 #: metrics whose spec names no ``word_role`` (halved in Schröder et al. 2021, §5.3.1). WEAT and
@@ -143,16 +143,22 @@ def draw_positions(kind: Kind, n: int, random_state: int, key: int, draw: int) -
     """Positions into a set of ``n`` words for one draw, sorted, read-only (cached).
 
     "bootstrap": ``n`` positions drawn with replacement (repeats kept); "halves":
-    ⌈n/2⌉ distinct positions. Sets with the same ``key`` get the same positions.
+    ⌈n/2⌉ distinct positions; "split": draws 2h and 2h + 1 are the two halves of one
+    random split (⌊n/2⌋ positions, then the other ⌈n/2⌉). Sets with the same ``key`` get
+    the same positions.
 
     >>> draw_positions("halves", 5, 0, 1, 0).tolist() == draw_positions("halves", 5, 0, 1, 0).tolist()
     True
     >>> len(draw_positions("halves", 5, 0, 1, 0)), len(draw_positions("bootstrap", 5, 0, 1, 0))
     (3, 5)
     """
-    rng = np.random.default_rng(np.random.SeedSequence([random_state, _KIND_CODE[kind], key, draw]))
+    rng = np.random.default_rng(np.random.SeedSequence(
+        [random_state, _KIND_CODE[kind], key, draw // 2 if kind == "split" else draw]))
     if kind == "bootstrap":
         out = np.sort(rng.integers(0, n, size=n))
+    elif kind == "split":
+        order = rng.permutation(n)
+        out = np.sort(order[:n // 2] if draw % 2 == 0 else order[n // 2:])
     else:
         out = np.sort(rng.choice(n, size=half_size(n), replace=False))
     out.setflags(write=False)  # shared by the cache
@@ -210,7 +216,7 @@ class WordDraws(Sequence[dict[str | None, SetWords]]):
 
     Attributes
     ----------
-    kind : {"bootstrap", "halves"}
+    kind : {"bootstrap", "halves", "split"}
     n_draws : int
     random_state : int
     keys : mapping WordSet → int
@@ -294,6 +300,24 @@ def halves_draws(subqueries: Iterable[tuple[Any, Iterable[Query | Any]]], halves
     return WordDraws("halves", halves, random_state, group_keys(queries), per_metric)
 
 
+def split_half_draws(items: Iterable[Query | QuerySet], splits: int, random_state: int) -> WordDraws:
+    """Random splits of every set of every query into two halves (aligned groups as
+    tuples), the same for every metric: draws 2h and 2h + 1 are the halves of split h, so
+    a run scores each half and compares the rankings (split-half reliability).
+
+    >>> from wefe_same.query import Query, WordSet
+    >>> s, t = WordSet("s", list("abcde")), WordSet("t", ["x", "y"])
+    >>> draws = split_half_draws([Query([s], [t])], 1, random_state=0)
+    >>> a, b = draws[0][None][s], draws[1][None][s]
+    >>> len(a), len(b), sorted(a + b) == list("abcde")
+    (2, 3, True)
+    """
+    splits = check_int(splits, "splits", "split_half_draws", minimum=0)
+    check_int(random_state, "random_state", "split_half_draws", minimum=0)
+    keys = group_keys(_queries(items))
+    return WordDraws("split", 2 * splits, random_state, keys, {None: frozenset(keys)})
+
+
 def _plan_seed(plan: Any, kind: Kind) -> int:
     # One stream per kind, derived from the run's seed: independent of the models.
     return int(np.random.SeedSequence([int(plan.seed), _KIND_CODE[kind]]).generate_state(1)[0])
@@ -307,6 +331,11 @@ def word_draws(plan: Any, draws: int) -> WordDraws:
 def half_draws(plan: Any, halves: int) -> WordDraws:
     """:func:`halves_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s subqueries."""
     return halves_draws(plan.subqueries, halves, _plan_seed(plan, "halves"))
+
+
+def split_draws(plan: Any, splits: int) -> WordDraws:
+    """:func:`split_half_draws` over a :class:`~wefe_same.run.plan.RunPlan`'s query sets."""
+    return split_half_draws(plan.query_sets, splits, _plan_seed(plan, "split"))
 
 
 # ---------------------------------------------------------------- shared words
@@ -345,6 +374,8 @@ __all__ = [
     "halves_draws",
     "neutral_role",
     "set_key",
+    "split_draws",
+    "split_half_draws",
     "word_bootstrap_draws",
     "word_draws",
 ]

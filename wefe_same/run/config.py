@@ -179,6 +179,7 @@ class RankConfig:
                 "permutations": self.permutations, "bootstrap": boot.subqueries,
                 "bootstrap_words": boot.words, "halves": boot.halves, "chance": boot.chance,
                 "chance_nulls": list(boot.chance_nulls), "chance_fitted": boot.chance_fitted,
+                "reliability": boot.reliability, "split_halves": boot.split_halves,
                 "shared_words": self.shared_words,
                 "quality": list(quality.benchmarks), "analogy_vocab": quality.analogy_vocab,
                 "templates": encoding.templates if isinstance(encoding.templates, str)

@@ -58,7 +58,7 @@ from wefe_same.run.manifest import make_manifest
 from wefe_same.run.plan import ModelTask, RunPlan, make_plan, make_tasks
 from wefe_same.run.score import score_models
 from wefe_same.run.workers import resolve_workers
-from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table
+from wefe_same.run.zoo import expand_globs, load_models_file, metadata_table, seed_families
 from wefe_same.scoring.matrices import score_matrices
 
 
@@ -117,7 +117,7 @@ def _run(config: RankConfig, started: float) -> RankResult:
         pairs = debias_pairs({t.name: t.spec for t in prepared.tasks})
         analysed = analyse(plan, agg, scores, per_model, quality=quality, likelihood=likelihood,
                            external=prepared.external, higher_is_better=config.external.higher_is_better,
-                           debias_pairs=pairs)
+                           debias_pairs=pairs, families=seed_families(prepared.metadata))
         lipstick = None
         if isinstance(config.lipstick, LipstickSettings) and pairs:  # RankConfig made it settings, or None
             by_name = {t.name: t for t in prepared.tasks}

@@ -100,6 +100,8 @@ class RunPlan:
     chance: int = 0
     chance_nulls: tuple[str, ...] = ("permutation",)
     chance_fitted: bool = False
+    reliability: bool = False
+    split_halves: int = 0
     shared_words: bool = False
     warnings: tuple[str, ...] = ()
     custom_metrics: tuple[MetricSpec, ...] = ()
@@ -150,6 +152,7 @@ class RunPlan:
             "seed": self.seed, "missing_threshold": self.missing_threshold,
             "bootstrap_words": self.bootstrap_words, "halves": self.halves,
             "chance": [self.chance, list(self.chance_nulls), self.chance_fitted] if self.chance else 0,
+            "reliability": self.reliability, "split_halves": self.split_halves,
             "shared_words": self.shared_words,
         }
         sources = {s.name: s.origin.digest for s in self.specs if s.origin is not None and not s.origin.builtin}
@@ -187,7 +190,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    permutations=config.permutations, bootstrap=config.bootstrap.subqueries,
                    bootstrap_words=config.bootstrap.words, halves=config.bootstrap.halves,
                    chance=config.bootstrap.chance, chance_nulls=config.bootstrap.chance_nulls,
-                   chance_fitted=config.bootstrap.chance_fitted,
+                   chance_fitted=config.bootstrap.chance_fitted, reliability=config.bootstrap.reliability,
+                   split_halves=config.bootstrap.split_halves,
                    shared_words=config.shared_words, warnings=load_warnings,
                    custom_metrics=tuple(s for s in specs if not is_registered(s)))
     # Counted before anything is expanded: a query of 2,000 sets would otherwise build

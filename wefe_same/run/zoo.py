@@ -16,6 +16,11 @@ CSV plain decimals, empty cells missing) is **numeric**: it joins the run like a
 with, say, model size (ranks ascending: the smallest value is rank 1). Other metadata
 (family, training data) are recorded per model in the manifest (``metadata``).
 
+``seed`` declares a model one of several trainings of a ``family`` with different random
+seeds (``family = "w2v"``, ``seed = 3``; MultiBERTs is the public case): with
+``--reliability`` the seeds of a family give its test-retest reliability. ``seed`` is an
+integer, needs a ``family`` and is never a numeric column (a seed ranks nothing).
+
 A spec whose path holds ``*`` or ``?`` is a glob: ``hf:zoo/*`` is every match in sorted
 order, so a zoo always lists its models in the same order. Brackets are never a glob:
 ``[k=v,...]`` after a variant holds its options (``glove-6b-50d+hsr-debias[alpha=30]``), and a
@@ -210,7 +215,9 @@ def load_models_file(path: str | Path) -> Zoo:
         for key, value in row.items():
             if key not in RESERVED and not isinstance(value, (str, int, float, bool)):
                 raise ModelError(f"{path}: model {i} ({spec}): {key!r} must be a number or a string")
-    numeric = [c for c in columns if all(_is_number(r[c]) for r in rows if c in r)]
+    numeric = [c for c in columns if c != "seed" and all(_is_number(r[c]) for r in rows if c in r)]
+    for row in rows:
+        _check_seed(path, row)
     zoo = Zoo(numeric=numeric)
     for row in rows:
         spec = row["spec"].strip()
@@ -231,6 +238,36 @@ def load_models_file(path: str | Path) -> Zoo:
             zoo.specs.append(expanded)
             zoo.metadata[expanded] = meta
     return zoo
+
+
+def _check_seed(path: Path, row: Mapping[str, Any]) -> None:
+    """A ``seed`` is an integer of a model with a ``family`` (the error names the file and model)."""
+    if "seed" not in row:
+        return
+    seed, spec = row["seed"], row["spec"]
+    if isinstance(seed, str):
+        seed = int(seed) if seed.strip().lstrip("-").isdigit() else seed
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ModelError(f"{path}: model {spec!r}: 'seed' must be an integer (the seed of a training), "
+                         f"not {row['seed']!r}")
+    family = row.get("family")
+    if not isinstance(family, str) or not family.strip():
+        raise ModelError(f"{path}: model {spec!r} has a 'seed' but no 'family': name the family whose "
+                         "trainings differ by seed (family = \"w2v\")")
+
+
+def seed_families(metadata: Mapping[str, Mapping[str, Any]]) -> dict[str, list[str]]:
+    """family → the names of its models that declare a ``seed``, by seed (from the models
+    file's metadata, model name → its keys); every family, whatever its number of seeds.
+
+    >>> seed_families({"a": {"family": "w2v", "seed": "2"}, "b": {"family": "w2v", "seed": 1}, "c": {}})
+    {'w2v': ['b', 'a']}
+    """
+    out: dict[str, list[tuple[int, str]]] = {}
+    for name, meta in metadata.items():
+        if "seed" in meta and isinstance(meta.get("family"), str):
+            out.setdefault(meta["family"].strip(), []).append((int(meta["seed"]), name))
+    return {family: [name for _, name in sorted(members)] for family, members in out.items()}
 
 
 def metadata_table(zoo: Zoo, names: Mapping[str, str]) -> pd.DataFrame | None:

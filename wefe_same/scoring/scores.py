@@ -39,7 +39,8 @@ class ModelScores:
     metric order: ``"bootstrap_words"`` (words resampled inside every set) and
     ``"halves"`` (random halves of the neutral words, Schröder et al. 2021, §5.3.1),
     ``"chance_permutation"`` and ``"chance_random"`` (the chance baselines,
-    :mod:`~wefe_same.scoring.chance`).
+    :mod:`~wefe_same.scoring.chance`), ``"split_halves"`` (the two halves of each random
+    split of every set's words, in consecutive draws).
     """
 
     name: str
@@ -50,6 +51,9 @@ class ModelScores:
     details: pd.DataFrame
     word_bias: pd.DataFrame
     draws: dict[str, np.ndarray] = field(default_factory=dict)
+    #: With ``reliability``: a unit's id → (measures × words × base pairs), the word-level
+    #: scores of :mod:`~wefe_same.scoring.word_level`.
+    word_scores: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def name_pairs(key: str, names: Sequence[str]) -> str:
