@@ -203,9 +203,10 @@ def family_rows(family: str, members: Sequence[str], per_model: Mapping[str, Map
 def spearman_brown(rho: np.ndarray) -> np.ndarray:
     """The Spearman–Brown prophecy for a test twice as long as each half: 2ρ / (1 + ρ).
 
-    >>> spearman_brown(np.array([1.0, 0.5, 0.0])).round(4).tolist()
-    [1.0, 0.6667, 0.0]
+    >>> spearman_brown(np.array([1.0, 0.5, 0.0, -0.5, -1.0])).round(4).tolist()
+    [1.0, 0.6667, 0.0, -2.0, -inf]
     """
+    rho = np.where(rho > -1 + 1e-12, rho, -1.0)  # −1 up to rounding: the halves in reverse order
     return np.where(rho > -1, 2 * rho / np.where(rho > -1, 1 + rho, 1.0), -np.inf)
 
 
