@@ -37,9 +37,11 @@ def found_words(lookups: pd.DataFrame) -> dict[str, frozenset[str]]:
     """
     if lookups.empty or not {"model", "word", "status"} <= set(lookups.columns):
         return {}
-    models = list(dict.fromkeys(lookups["model"].astype(str)))
+    models = lookups["model"].astype(str).unique().tolist()  # in order of appearance
     hit = lookups[lookups["status"].isin(FOUND)]
-    by_model = {str(m): frozenset(map(str, part)) for m, part in hit.groupby(hit["model"].astype(str))["word"]}
+    # tolist(): a string column's values at once (iterating an Arrow-backed one took 0.3 s a run)
+    by_model = {str(m): frozenset(part.astype(str).tolist())
+                for m, part in hit.groupby(hit["model"].astype(str), observed=True)["word"]}
     return {m: by_model.get(m, frozenset()) for m in models}
 
 
@@ -53,7 +55,7 @@ def uneven_words(lookups: pd.DataFrame) -> dict[str, tuple[str, ...]]:
     {'y': ('b',)}
     """
     found = found_words(lookups)
-    words = list(dict.fromkeys(lookups["word"].astype(str))) if found else []
+    words = lookups["word"].astype(str).unique().tolist() if found else []
     out = {}
     for word in words:
         lack = tuple(m for m, have in found.items() if word not in have)

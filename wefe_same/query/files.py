@@ -7,6 +7,7 @@ the set and the word.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import tomllib
 import warnings
@@ -133,6 +134,13 @@ def load_query_file(path: str | Path) -> QuerySet:
 QueriesLike = str | Path | Query | QuerySet | Sequence["str | Path | Query | QuerySet"]
 
 
+@functools.lru_cache(maxsize=64)
+def _bundled_file(name: str) -> QuerySet:
+    """A bundled query file, read once per process: package data that no run changes (the
+    debiasing variants read their word lists from it once per model; a QuerySet is frozen)."""
+    return load_query_file(_bundled_dir() / f"{name}.toml")
+
+
 def load_queries(spec: QueriesLike) -> list[QuerySet]:
     """Resolve a bundled name, a path, Query objects or QuerySets into query sets.
 
@@ -160,7 +168,7 @@ def load_queries(spec: QueriesLike) -> list[QuerySet]:
             if path.suffix == ".toml" or path.exists():
                 out.append(load_query_file(path))
             elif str(item) in bundled_query_sets():
-                out.append(load_query_file(_bundled_dir() / f"{item}.toml"))
+                out.append(_bundled_file(str(item)))
             else:
                 raise QueryError(unknown_name("query set", str(item), bundled_query_sets())
                                  + " (or give a path to a .toml file)")
