@@ -133,6 +133,9 @@ def _cmd_rank(args: argparse.Namespace) -> int:
                                        lipstick=_lipstick(args))
     if (boot := config.bootstrap).chance:  # the cost, said before the work
         print(chance_cost(boot.chance, boot.chance_nulls, boot.chance_fitted), file=sys.stderr)
+    if boot.split_halves:
+        print(f"Split-half reliability: {boot.split_halves} splits, two scorings of each model per split "
+              f"(about {2 * boot.split_halves}x its time)", file=sys.stderr)
     result = pipeline.run(config, started=started)
     out = result.save(out, **_save_options(args))
     with pd.option_context("display.width", 120, "display.max_columns", 20):

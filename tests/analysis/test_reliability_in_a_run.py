@@ -172,3 +172,20 @@ def test_the_folder_and_the_report_keep_the_table(run, tmp_path):
     assert sections[0] == sections[1] and 'aria-label="Reliability"' in sections[0]
     assert "family one" in sections[0] and "at least 2 are needed" in sections[0]
     assert manifest["settings"]["reliability"] is True and manifest["settings"]["split_halves"] == 6
+
+
+def test_the_command_line_states_the_split_halves_cost_and_writes_the_table(tmp_path, monkeypatch, capsys):
+    from conftest import users_folder
+
+    from wefe_same.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    users_folder(tmp_path)
+    code = main(["rank", "--models", "good.txt", "--queries", "mini.toml", "--metrics", "WEAT", "SAME",
+                 "--permutations", "0", "--no-cache", "--formats", "svg", "--reliability", "--split-halves", "2",
+                 "--out", "r"])
+    err = capsys.readouterr().err
+    assert code == 0 and "Split-half reliability: 2 splits, two scorings of each model per split (about 4x" in err
+    table = pd.read_csv(tmp_path / "r" / "reliability.csv")
+    assert set(table["kind"]) >= {"split-half"} and list(table.loc[table["kind"] == "split-half", "measure"]) == [
+        "WEAT", "SAME"]

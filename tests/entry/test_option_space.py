@@ -60,6 +60,8 @@ SAMPLES: dict[str, list[list[str] | None]] = {
     "bootstrap": [None, ["--bootstrap", "20"]],
     "bootstrap_words": [None, ["--bootstrap-words", "10"]],
     "halves": [None, ["--halves", "4"]],
+    "chance": [None, ["--chance", "3"]],
+    "split_halves": [None, ["--split-halves", "2"]],
     "quality": [None, ["--quality", "ws353", "simlex999", "google"]],
     "benchmarks": [None, ["--benchmarks", "ws353"]],
     "analogy_vocab": [None, ["--analogy-vocab", "5"]],

@@ -25,7 +25,7 @@ from wefe_same.analysis.external import QUALITY_PREFIX, rank_external
 from wefe_same.analysis.intervals import subquery_draws, summarize_draws
 from wefe_same.analysis.mtmm import mtmm_summary, mtmm_table
 from wefe_same.analysis.ranking import Aggregation, NanPolicy, Ties, rank_by_order, rank_values
-from wefe_same.analysis.reliability import family_rows, reliability_table, split_half_rows, word_rows
+from wefe_same.analysis.reliability import consistency_rows, family_rows, reliability_table, split_half_rows
 from wefe_same.analysis.robustness import robustness_table
 from wefe_same.analysis.sensitivity import aggregation_sensitivity
 from wefe_same.analysis.significance import NullCache, PAdjust, PValueMethod
@@ -172,7 +172,7 @@ def reliability(plan: AnalysisPlan, per_model: Sequence[ModelScores], scores: Ma
     if plan.reliability:
         arrays = {m.name: m.word_scores for m in per_model}
         for m in per_model:
-            rows += word_rows(m.word_scores, measures, model=m.name)
+            rows += consistency_rows(m.word_scores, measures, model=m.name)
         for family, members in families.items():
             rows += family_rows(family, [n for n in members if n in arrays], arrays, scores, by_query_set, measures)
     if plan.split_halves:

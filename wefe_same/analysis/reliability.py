@@ -156,7 +156,7 @@ def _zscores(y: np.ndarray) -> np.ndarray:
         return np.where(sd > 0, (y - mean) / sd, np.nan)
 
 
-def word_rows(arrays: Mapping[str, np.ndarray], measures: Sequence[str], *, family: str = "",
+def consistency_rows(arrays: Mapping[str, np.ndarray], measures: Sequence[str], *, family: str = "",
               model: str = "") -> list[tuple]:
     """Internal and inter-rater consistency of one model's (or a family's seed-averaged)
     word-level arrays, unit id → (measures × words × base pairs)."""
@@ -196,7 +196,7 @@ def family_rows(family: str, members: Sequence[str], per_model: Mapping[str, Map
                          reason=few))
     if len(members) > 1 and units:
         averaged = {u: np.nanmean(np.stack([per_model[m][u] for m in members]), axis=0) for u in units}
-        rows += word_rows(averaged, measures, family=family)
+        rows += consistency_rows(averaged, measures, family=family)
     return rows
 
 
@@ -241,6 +241,6 @@ def split_half_rows(draws: np.ndarray, models: Sequence[str], specs: Sequence[An
 
 
 def reliability_table(rows: Sequence[tuple]) -> pd.DataFrame:
-    """The rows of :func:`word_rows`, :func:`family_rows` and :func:`split_half_rows` as one tidy table."""
+    """The rows of :func:`consistency_rows`, :func:`family_rows` and :func:`split_half_rows` as one tidy table."""
     return pd.DataFrame(list(rows), columns=list(RELIABILITY_COLUMNS)).astype(
         {"value": "float64", "low": "float64", "high": "float64", "n_subjects": "int64", "n_raters": "int64"})
