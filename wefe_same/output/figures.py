@@ -237,26 +237,37 @@ def most_biased_words_grid(word_bias: pd.DataFrame, models: Sequence[str], *, me
     return ax
 
 
-def rank_intervals_by_metric(stability: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> list[Axes]:
-    """Rank stability for many models: one panel per metric (columns of ``fig``), the
-    models as rows in the order given, each rank a dot with its bootstrap 95 % interval as
-    a line. A legend of one colour per model cannot be read beyond a dozen models."""
-    metrics = list(dict.fromkeys(stability["metric"]))
+def metric_panels(table: pd.DataFrame, models: Sequence[str], columns: list[str], *, fig: Figure,
+                  draw: Any, xlabel: str, title: str) -> list[Axes]:
+    """One panel per metric of ``table`` (long, a ``metric`` and a ``model`` column) in the
+    columns of ``fig``, the models as rows in the order given; ``draw(ax, y, numbers)``
+    draws a panel from its ``columns`` as floats, one row per model."""
+    metrics = list(dict.fromkeys(table["metric"]))
     axes = list(np.atleast_1d(fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]))
     y = np.arange(len(models))
     for ax, metric in zip(axes, metrics):
-        part = stability[stability["metric"] == metric].drop_duplicates("model").set_index("model")
-        numbers = as_floats(part[["rank", "rank_ci_low", "rank_ci_high"]]).reindex([str(m) for m in models])
-        ax.hlines(y, numbers["rank_ci_low"], numbers["rank_ci_high"], color="tab:blue", linewidth=1)
-        ax.plot(numbers["rank"], y, "o", color="tab:blue", markersize=2.5)
+        part = table[table["metric"] == metric].drop_duplicates("model").set_index("model")
+        draw(ax, y, as_floats(part[columns]).reindex([str(m) for m in models]))
         ax.set_title(metric, fontsize=8)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", linewidth=0.3)
     axes[0].set_yticks(y, labels=[str(m) for m in models], fontsize=label_size(len(models)))
     axes[0].set_ylim(len(models) - 0.5, -0.5)
-    fig.supxlabel("rank (1 = least biased) with its bootstrap 95 % interval", fontsize=8)
-    fig.suptitle("Rank stability", fontsize=10)
+    fig.supxlabel(xlabel, fontsize=8)
+    fig.suptitle(title, fontsize=10)
     return axes
+
+
+def rank_intervals_by_metric(stability: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> list[Axes]:
+    """Rank stability for many models: one panel per metric (columns of ``fig``), the
+    models as rows in the order given, each rank a dot with its bootstrap 95 % interval as
+    a line. A legend of one colour per model cannot be read beyond a dozen models."""
+    def draw(ax: Axes, y: np.ndarray, numbers: pd.DataFrame) -> None:
+        ax.hlines(y, numbers["rank_ci_low"], numbers["rank_ci_high"], color="tab:blue", linewidth=1)
+        ax.plot(numbers["rank"], y, "o", color="tab:blue", markersize=2.5)
+
+    return metric_panels(stability, models, ["rank", "rank_ci_low", "rank_ci_high"], fig=fig, draw=draw,
+                         xlabel="rank (1 = least biased) with its bootstrap 95 % interval", title="Rank stability")
 
 
 def chance_bands(table: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> list[Axes]:
@@ -264,27 +275,16 @@ def chance_bands(table: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> 
     models as rows in the order given, each chance band a grey bar and the aggregate a dot,
     filled when it lies outside the band and hollow within it. Metrics without a band
     (left out by the null) are not drawn."""
-    drawn = table[table["draws"] > 0]
-    metrics = list(dict.fromkeys(drawn["metric"]))
-    axes = list(np.atleast_1d(fig.subplots(1, max(len(metrics), 1), sharey=True, squeeze=False)[0]))
-    y = np.arange(len(models))
-    for ax, metric in zip(axes, metrics):
-        part = drawn[drawn["metric"] == metric].drop_duplicates("model").set_index("model")
-        numbers = as_floats(part[["value", "low", "high"]]).reindex([str(m) for m in models])
+    def draw(ax: Axes, y: np.ndarray, numbers: pd.DataFrame) -> None:
         ax.barh(y, numbers["high"] - numbers["low"], left=numbers["low"], height=0.6, color="0.85")
         inside = (numbers["value"] >= numbers["low"]) & (numbers["value"] <= numbers["high"])
         ax.plot(numbers["value"].where(~inside), y, "o", color="black", markersize=3)
         ax.plot(numbers["value"].where(inside), y, "o", markerfacecolor="white", color="black", markersize=3)
-        ax.set_title(metric, fontsize=8)
-        ax.tick_params(axis="x", labelsize=7)
-        ax.grid(axis="x", linewidth=0.3)
-    axes[0].set_yticks(y, labels=[str(m) for m in models], fontsize=label_size(len(models)))
-    axes[0].set_ylim(len(models) - 0.5, -0.5)
+
     null = str(table["null"].iloc[0]) if len(table) else ""
-    fig.supxlabel("aggregate (dot; hollow: within chance) and the central 95 % of its chance draws (bar)",
-                  fontsize=8)
-    fig.suptitle(f"Against chance ({null} null)", fontsize=10)
-    return axes
+    return metric_panels(table[table["draws"] > 0], models, ["value", "low", "high"], fig=fig, draw=draw,
+                         xlabel="aggregate (dot; hollow: within chance) and the central 95 % of its chance draws "
+                                "(bar)", title=f"Against chance ({null} null)")
 
 
 def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
