@@ -189,3 +189,17 @@ def test_the_command_line_states_the_split_halves_cost_and_writes_the_table(tmp_
     table = pd.read_csv(tmp_path / "r" / "reliability.csv")
     assert set(table["kind"]) >= {"split-half"} and list(table.loc[table["kind"] == "split-half", "measure"]) == [
         "WEAT", "SAME"]
+
+
+def test_the_figure_draws_every_defined_coefficient_with_its_interval(run, tmp_path):
+    from matplotlib.figure import Figure
+
+    from wefe_same.output import figures as plots
+
+    defined = run.reliability[run.reliability["value"].notna()]
+    ax = plots.reliability(defined, ax=Figure().subplots())
+    dots = np.asarray(ax.get_lines()[0].get_xdata(), float)
+    np.testing.assert_allclose(dots, defined["value"].clip(lower=-1).to_numpy(), rtol=1e-12)
+    assert len(ax.get_yticklabels()) == len(defined)
+    folder = run.save(tmp_path / "fig", formats=["png"])
+    assert "reliability.png" in {p.name for p in (folder / "figures").iterdir()}

@@ -6,8 +6,8 @@ missing or is left out, with a note.
 
 Two sets (``figures=``): ``"paper"`` (the default) holds the figures that summarise a
 run: the correlation heatmap, the accumulated rankings (Badilla et al. 2020, Figure 2)
-and, when computed, the rank stability, robustness and chance-band figures and, when the run holds a
-model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
+and, when computed, the rank stability, robustness, chance-band and reliability figures
+and, when the run holds a model beside a debiased variant, the debiasing effect. ``"all"`` adds one score
 heatmap per metric (models × subqueries) and one "most biased words" figure per model.
 
 Many models (legible at 100): figures grow with the number of models (thinner
@@ -178,6 +178,13 @@ def draw_chance(table: pd.DataFrame, order: list[str]) -> tuple[Figure | None, l
     return fig, []
 
 
+def draw_reliability(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
+    """The reliability table's defined coefficients, one row each."""
+    fig = _figure((6.5, 1.2 + plots.row_height(len(table)) * len(table)))
+    plots.reliability(table, ax=fig.subplots())
+    return fig, []
+
+
 def draw_debias_effect(effect: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     """A dot plot, methods × metrics, a dot per base model (a page of at most
     :data:`PAGE_METHODS` methods, :data:`PAGE_METRICS` metrics, :data:`PAGE_BASES` bases)."""
@@ -271,6 +278,11 @@ def figure_jobs(result: ResultTables, figures: str = "paper") -> tuple[list[Figu
         jobs += [FigureJob(page_stem(f"chance_{null}", k), draw_chance,
                            (chance[(chance["null"] == null) & chance["model"].isin(order[rows])], order[rows]))
                  for null in dict.fromkeys(chance["null"]) for k, rows in enumerate(pages(len(order), PAGE_ROWS))]
+    table = result.extra.get("reliability")
+    defined = table[table["value"].notna()] if table is not None else None
+    if defined is not None and len(defined):
+        jobs += [FigureJob(page_stem("reliability", k), draw_reliability, (defined.iloc[rows],))
+                 for k, rows in enumerate(pages(len(defined), PAGE_ROWS))]
     measurement = result.extra.get("measurement_sensitivity")
     if measurement is not None and len(measurement):
         jobs.append(FigureJob("measurement_sensitivity", draw_measurement, (measurement,)))

@@ -287,6 +287,28 @@ def chance_bands(table: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> 
                                 "(bar)", title=f"Against chance ({null} null)")
 
 
+def reliability(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+    """The defined rows of the reliability table, one per line ("kind · of · measure"): the
+    coefficient a dot, its 95 % interval a line (clipped at −1: negative values say no
+    reliability), and Koo & Li's (2016) 0.5, 0.75 and 0.9 as dotted lines."""
+    rows = table[np.isfinite(as_floats(table[["value"]])["value"])]
+    labels = [" · ".join(filter(None, [str(r.kind), str(r.model) or (f"family {r.family}" if r.family else ""),
+                                       str(r.measure)])) for r in rows.itertuples()]
+    numbers = as_floats(rows[["value", "low", "high"]]).clip(lower=-1.0)
+    ax = _axes(ax, (6.5, 1.2 + row_height(len(rows)) * len(rows)))
+    y = np.arange(len(rows))
+    ax.hlines(y, numbers["low"], numbers["high"], color="tab:blue", linewidth=1)
+    ax.plot(numbers["value"], y, "o", color="tab:blue", markersize=3)
+    for bound in (0.5, 0.75, 0.9):
+        ax.axvline(bound, color="0.6", linewidth=0.6, linestyle=":")
+    ax.set_yticks(y, labels=[_shorten(label, 60) for label in labels], fontsize=label_size(len(rows)))
+    ax.set_ylim(len(rows) - 0.5, -0.5)
+    ax.set_xlim(-1.02, 1.02)
+    ax.set_xlabel("coefficient with its 95 % interval (dotted: 0.5, 0.75, 0.9)", fontsize=8)
+    ax.set_title(title or "Reliability (Du et al. 2021)", fontsize=10)
+    return ax
+
+
 def rank_stability(stability: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """Each model's rank per metric with its bootstrap 95 % interval (``rank_stability`` table)."""
     metrics = list(dict.fromkeys(stability["metric"]))
