@@ -197,7 +197,7 @@ def test_the_figure_draws_every_defined_coefficient_with_its_interval(run, tmp_p
     from wefe_same.output import figures as plots
 
     defined = run.reliability[run.reliability["value"].notna()]
-    ax = plots.reliability(defined, ax=Figure().subplots())
+    ax = plots.reliability_intervals(defined, ax=Figure().subplots())
     dots = np.asarray(ax.get_lines()[0].get_xdata(), float)
     np.testing.assert_allclose(dots, defined["value"].clip(lower=-1).to_numpy(), rtol=1e-12)
     assert len(ax.get_yticklabels()) == len(defined)

@@ -181,7 +181,7 @@ def draw_chance(table: pd.DataFrame, order: list[str]) -> tuple[Figure | None, l
 def draw_reliability(table: pd.DataFrame) -> tuple[Figure | None, list[Note]]:
     """The reliability table's defined coefficients, one row each."""
     fig = _figure((6.5, 1.2 + plots.row_height(len(table)) * len(table)))
-    plots.reliability(table, ax=fig.subplots())
+    plots.reliability_intervals(table, ax=fig.subplots())
     return fig, []
 
 

@@ -287,7 +287,7 @@ def chance_bands(table: pd.DataFrame, models: Sequence[str], *, fig: Figure) -> 
                                 "(bar)", title=f"Against chance ({null} null)")
 
 
-def reliability(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
+def reliability_intervals(table: pd.DataFrame, *, ax: Axes | None = None, title: str | None = None) -> Axes:
     """The defined rows of the reliability table, one per line ("kind · of · measure"): the
     coefficient a dot, its 95 % interval a line (clipped at −1: negative values say no
     reliability), and Koo & Li's (2016) 0.5, 0.75 and 0.9 as dotted lines."""
