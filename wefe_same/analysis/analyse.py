@@ -38,7 +38,7 @@ from wefe_same.metrics.registry import MetricSpec
 from wefe_same.scoring.chance import left_out_reason
 from wefe_same.scoring.context import stream_seed
 from wefe_same.scoring.scores import ModelScores
-from wefe_same.scoring.word_level import WORD_MEASURES
+from wefe_same.scoring.word_level import word_measures
 
 
 class AnalysisPlan(Protocol):
@@ -167,7 +167,7 @@ def likelihood_columns(table: pd.DataFrame, models: Sequence[str], ties: Ties) -
 def reliability(plan: AnalysisPlan, per_model: Sequence[ModelScores], scores: Mapping[str, pd.DataFrame],
                 by_query_set: pd.DataFrame, families: Mapping[str, Sequence[str]]) -> pd.DataFrame:
     """The reliability table: per model, then per family of seeds, then split-half."""
-    measures = [s.name for s in plan.specs if s.name in WORD_MEASURES]
+    measures = [s.name for s in word_measures(plan.specs)]
     rows = []
     if plan.reliability:
         arrays = {m.name: m.word_scores for m in per_model}

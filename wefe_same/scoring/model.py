@@ -27,7 +27,7 @@ from wefe_same.scoring.context import ScoringContext, ScoringPlan, random_state
 from wefe_same.scoring.layout import Layout, SubqueryArrays, WordsOf, WordVectors, subquery_arrays
 from wefe_same.scoring.scores import DETAIL_COLUMNS, PROMOTED, ModelScores, details_json, name_pairs
 from wefe_same.scoring.vectors import VectorTable, read_table
-from wefe_same.scoring.word_level import WORD_MEASURES, reliability_units, word_level_scores
+from wefe_same.scoring.word_level import reliability_units, word_level_scores, word_measures
 from wefe_same.scoring.word_rows import WordRows
 
 
@@ -123,7 +123,7 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
         draws[f"chance_{null}"] = chance_draws(table, context, plan.chance, null, fitted=plan.chance_fitted)
     if plan.split_halves:
         draws["split_halves"] = score_draws(table, context, resampling.split_draws(plan, plan.split_halves))
-    measures = [s for s in plan.specs if s.name in WORD_MEASURES] if plan.reliability else []
+    measures = word_measures(plan.specs) if plan.reliability else []
     word_scores = {unit.id: word_level_scores(table, unit, measures, plan.metric_options)
                    for unit in reliability_units(plan.query_sets)} if measures else {}
     return ModelScores(

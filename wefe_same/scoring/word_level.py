@@ -54,6 +54,11 @@ class Unit:
         return list(zip(self.groups[0].words, self.groups[1].words))
 
 
+def word_measures(specs: Sequence[MetricSpec]) -> list[MetricSpec]:
+    """The metrics of ``specs`` that are word-level measures, in their order."""
+    return [s for s in specs if s.name in WORD_MEASURES]
+
+
 def no_measure_reason(name: str) -> str | None:
     """Why metric ``name`` is not a word-level measure (None: it is one)."""
     if name in WORD_MEASURES:
