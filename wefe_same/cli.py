@@ -131,7 +131,7 @@ def _cmd_rank(args: argparse.Namespace) -> int:
     vars(args).update(templates=_templates(args), cache=_cache(args), progress=None)  # flags that make one option
     config = RankConfig.from_namespace(args, metric_options=_metric_options(args.metric_options),
                                        lipstick=_lipstick(args))
-    if (boot := config.bootstrap).chance:  # the cost, said before the work
+    if (boot := config.bootstrap).chance and boot.chance_every:  # the cost, said before the work
         print(chance_cost(boot.chance, boot.chance_nulls, boot.chance_fitted), file=sys.stderr)
     if boot.split_halves:
         print(f"Split-half reliability: {boot.split_halves} splits, two scorings of each model per split "
@@ -408,8 +408,10 @@ def build_parser() -> argparse.ArgumentParser:
                    "inside every set (default: 0, off)")
     p.add_argument("--halves", type=int, default=0, metavar="H", help="random halves of the neutral words for the "
                    "robustness table (default: 0, off)")
-    p.add_argument("--chance", type=int, default=0, metavar="N", help="draws of each chance baseline, "
-                   "each one more scoring of every model (default: 0, off)")
+    p.add_argument("--chance", type=int, default=0, metavar="N", help="draws of each chance baseline of the "
+                   "metrics that have it in one pass: WEAT, WEAT-ES and the SAME family (default: 0, off)")
+    p.add_argument("--chance-every", action="store_true", help="chance baselines of every metric and null, each "
+                   "draw one more scoring of every model")
     p.add_argument("--chance-null", dest="chance_nulls", nargs="+", choices=CHANCE_NULLS, default=["permutation"],
                    help="words permuted across each role's sets, or random vectors (default: permutation)")
     p.add_argument("--chance-fitted", action="store_true", help="chance baselines of RNSB too (a fit per draw)")

@@ -30,7 +30,7 @@ def sources():
 @pytest.fixture(scope="module")
 def run():
     return rank(sources(), [QUERY], METRICS, seed=2, permutations=0,
-                bootstrap=Bootstrap(chance=40, chance_nulls=("permutation", "random")),
+                bootstrap=Bootstrap(chance=40, chance_nulls=("permutation", "random"), chance_every=True),
                 execution=Execution(progress=False, cache=False))
 
 
@@ -59,7 +59,7 @@ def test_the_chance_table_reads_each_aggregate_against_its_band(run):
 
 def test_fitted_metrics_join_when_asked():
     got = rank(sources()[:3], [QUERY], ["RNSB", "WEAT"], seed=2, permutations=0,
-               bootstrap=Bootstrap(chance=3, chance_fitted=True), execution=Execution(progress=False, cache=False))
+               bootstrap=Bootstrap(chance=3, chance_fitted=True, chance_every=True), execution=Execution(progress=False, cache=False))
     assert set(got.chance["metric"]) == {"RNSB", "WEAT"} and (got.chance["draws"] == 3).all()
     assert (got.chance["reason"] == "").all()
 
@@ -76,9 +76,25 @@ def test_a_cached_run_gives_the_same_table_and_other_draws_score_again(tmp_path)
     (first, status), (again, status_again) = ranked(chance=10), ranked(chance=10)
     assert status == ["miss"] * 3 and status_again == ["hit"] * 3  # the draws are kept with the scores
     pd.testing.assert_frame_equal(first.chance, again.chance, check_exact=True)
-    (more, status_more), (none, _) = ranked(chance=12), ranked()
+    (more, status_more), (none, _) = ranked(chance=12), ranked(chance=0)
     assert status_more == ["miss"] * 3 and (more.chance["draws"] == 12).all()
     assert none.chance is None and "chance" not in none.extra
+
+
+def test_without_every_the_one_pass_metrics_have_their_permutation_band_and_the_others_say_why():
+    metrics = ["WEAT", "WEAT-ES", "SAME", "SAME-skew", "SAME-stereotype", "RND", "MAC"]
+    got = rank(sources()[:3], [QUERY], metrics, seed=2, permutations=0, bootstrap=Bootstrap(chance=200),
+               execution=Execution(progress=False, cache=False)).chance
+    assert set(got["null"]) == {"permutation"} and len(got) == 3 * len(metrics)
+    banded = got[got["reason"] == ""]
+    assert set(banded["metric"]) == set(metrics[:5]) and (banded["draws"] == 200).all()
+    left_out = got[got["metric"].isin(["RND", "MAC"])]
+    assert (left_out["draws"] == 0).all() and left_out["reason"].str.contains("one scoring per draw.*--chance-every").all()
+    # the same draws as a run that asks for every metric (one ordinary call per draw for RND)
+    asked = rank(sources()[:3], [QUERY], metrics, seed=2, permutations=0, bootstrap=Bootstrap(chance=200, chance_every=True),
+                 execution=Execution(progress=False, cache=False)).chance
+    pd.testing.assert_frame_equal(banded, asked[asked["metric"].isin(metrics[:5])], check_exact=True)
+    assert (asked[asked["metric"] == "RND"]["draws"] == 200).all()
 
 
 def test_the_folder_and_the_report_keep_the_table(run, tmp_path):
@@ -108,7 +124,8 @@ def test_the_command_line_states_the_cost_first_and_refuses_bad_values(tmp_path,
     users_folder(tmp_path)
     fast = ["--models", "good.txt", "--queries", "mini.toml", "--metrics", "WEAT", "SAME", "--permutations", "0",
             "--no-cache", "--formats", "svg"]
-    assert main(["rank", *fast, "--chance", "5", "--chance-null", "permutation", "random", "--out", "r"]) == 0
+    assert main(["rank", *fast, "--chance", "5", "--chance-every", "--chance-null", "permutation", "random",
+                 "--out", "r"]) == 0
     err = capsys.readouterr().err
     assert "Chance baselines: 5 draws of permutation and random, one scoring of each model per draw " \
            "(about 10x its time)" in err

@@ -21,7 +21,7 @@ from wefe_same.query.sets import AtLeast
 from wefe_same.run.config import RankConfig
 from wefe_same.run.plan import make_plan
 from wefe_same.scoring.aggregate import overall_per_row
-from wefe_same.scoring.chance import CHANCE_NULLS, left_out_reason
+from wefe_same.scoring.chance import CHANCE_NULLS, deal_role, dealt, left_out_reason, permuted_values
 from wefe_same.scoring.model import compute_all, score_table
 from wefe_same.scoring.vectors import build_table
 
@@ -65,7 +65,7 @@ def query_for(name: str) -> Query:
 
 def plan_for(name: str, draws: int, null: str):
     config = RankConfig(queries=query_for(name), metrics=[name], permutations=0, seed=7,
-                        bootstrap=Bootstrap(chance=draws, chance_nulls=(null,)))
+                        bootstrap=Bootstrap(chance=draws, chance_nulls=(null,), chance_every=True))
     return make_plan(config)
 
 
@@ -131,3 +131,40 @@ def plan_value(plan, table) -> float:
     (_, result), = compute_all(table, plan, spec, subqueries, {})
     return overall_per_row(np.array([[result.value]]), [subqueries[0].column], spec,
                            plan.column_sets[spec.name], plan.weights[spec.name])[0]
+
+
+#: Metrics with a one-pass permutation null (MetricSpec.permuted_draws).
+ONE_PASS = [name for name, spec in METRICS.items() if spec.permuted_draws is not None]
+
+
+def test_the_one_pass_metrics_are_the_documented_ones():
+    assert ONE_PASS == ["WEAT", "WEAT-ES", "SAME", "SAME-skew", "SAME-stereotype"]
+    assert all(left_out_reason(METRICS[n], "permutation", fitted=False, every=False) is None for n in ONE_PASS)
+    assert "--chance-every" in left_out_reason(METRICS["RND"], "permutation", fitted=False, every=False)
+    assert "--chance-every" in left_out_reason(METRICS["WEAT"], "random", fitted=False, every=False)
+
+
+def unit_rows(rng: np.random.Generator, n: int, d: int = 7) -> np.ndarray:
+    rows = rng.normal(size=(n, d)) + 0.5  # off-centre, like a real model's words
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize(("name", "groups"), [(n, k) for n in ONE_PASS for k in (2, 3)
+                                               if k == 2 or METRICS[n].template.targets != 2])
+def test_a_one_pass_null_equals_the_ordinary_metric_on_the_same_deals(name, groups):
+    spec, rng = METRICS[name], np.random.default_rng(groups)
+    targets = [unit_rows(rng, n) for n in (4, 5, 6)[:groups]]
+    attributes = [unit_rows(rng, 9)] if spec.template.attributes == 1 else [unit_rows(rng, 8), unit_rows(rng, 6)]
+    # a set twice over: SAME's pairs of the same two sets' words have coinciding means in some deals
+    twice = groups == 2 and name.startswith("SAME")
+    targets[1] = targets[0][rng.permutation(4)] if twice else targets[1]
+    deals = [deal_role([len(s) for s in sets], 700, rng, orders=True) for sets in (targets, attributes)]
+    _, options = spec.inputs({})
+    options = {**options, "permutations": 0} if "permutations" in options else options
+    fast = permuted_values(spec, targets, attributes, deals, options, 0)  # from the labels, in chunks of 250 draws
+    slow = np.array([spec.compute(dealt(targets, None if deals[0] is None else deals[0].orders[b]),
+                                  dealt(attributes, None if deals[1] is None else deals[1].orders[b]), options,
+                                  0).value for b in range(700)])
+    assert fast.shape == (700,) and np.isfinite(slow).any() and np.isnan(slow).any() == twice
+    np.testing.assert_array_equal(np.isnan(fast), np.isnan(slow))
+    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)

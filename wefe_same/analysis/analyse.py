@@ -67,6 +67,8 @@ class AnalysisPlan(Protocol):
     @property
     def chance(self) -> int: ...
     @property
+    def chance_every(self) -> bool: ...
+    @property
     def chance_nulls(self) -> Sequence[str]: ...
     @property
     def reliability(self) -> bool: ...
@@ -263,7 +265,7 @@ def analyse(plan: AnalysisPlan, agg: Aggregation, scores: Mapping[str, pd.DataFr
         out["chance"] = chance_table(agg.aggregates, {
             null: np.stack([m.draws[f"chance_{null}"] for m in per_model], axis=1) for null in plan.chance_nulls},
             plan.specs, left_out={(null, s.name): why for null in plan.chance_nulls for s in plan.specs
-                                  if (why := left_out_reason(s, null, plan.chance_fitted))})
+                                  if (why := left_out_reason(s, null, plan.chance_fitted, plan.chance_every))})
     if plan.reliability or plan.split_halves:
         out["reliability"] = reliability(plan, per_model, scores, agg.by_query_set, families or {})
     if plan.halves:

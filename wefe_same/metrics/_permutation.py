@@ -186,3 +186,16 @@ def _test(s: np.ndarray, n_x: int, total: int, exact: bool, permutations: int, a
         return PermutationTest(float(np.mean(at_least_as_extreme)), total, "exact")
     k = int(np.sum(at_least_as_extreme))
     return PermutationTest((k + 1) / (permutations + 1), permutations, "sampled")
+
+
+
+def role_labels(sizes: list[int], labels: np.ndarray | None, draws: int) -> np.ndarray:
+    """The set each pooled row of a role is dealt to in each draw of a permutation null:
+    ``labels`` as given, or, for a role left as it is (None), every row in its own set.
+
+    >>> role_labels([1, 2], None, 2).tolist()
+    [[0, 1, 1], [0, 1, 1]]
+    """
+    if labels is not None:
+        return labels
+    return np.broadcast_to(np.repeat(np.arange(len(sizes)), sizes), (draws, sum(sizes)))

@@ -60,6 +60,7 @@ BOUNDS: Mapping[str, Bound] = MappingProxyType({
     "rnsb masks": Bound(items=64),
     "rnsb classifiers": Bound(items=64),
     "svd": Bound(items=16),
+    "chance deals": Bound(nbytes=64 * 2**20),  # a role's deals: int8 labels (+ int32 orders) per draw and word
 })
 DEFAULT_BOUND = Bound(items=64)
 

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from wefe_same.metrics._permutation import role_labels
 from wefe_same.metrics.memo import Memo, column_mean, read_only
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
@@ -131,12 +132,78 @@ def _stereotype_shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> 
     return _reduce(_signed(memo, a[0], t), np.std, signed_value=False)
 
 
+def _permuted_means(groups: list[np.ndarray], labels: np.ndarray | None, draws: int) -> np.ndarray:
+    """The group means â_i of each draw of the permutation null: shape (draws, groups, d)."""
+    labels = role_labels([len(g) for g in groups], labels, draws)
+    share = (labels[:, None, :] == np.arange(len(groups))[None, :, None]) / np.array([len(g) for g in groups])[:, None]
+    return share @ np.concatenate(groups)
+
+
+def _permuted_directions(groups: list[np.ndarray], labels: np.ndarray | None) -> list[np.ndarray]:
+    """The unit directions (â_i − â_j)/‖â_i − â_j‖ of each draw, one (draws, d) array per pair
+    i < j, as :func:`signed_pair_bias` takes them (NaN rows: the pair's means coincide)."""
+    means = _permuted_means(groups, labels, len(labels) if labels is not None else 1)
+    out = []
+    for i, j in itertools.combinations(range(len(groups)), 2):
+        direction = means[:, i] - means[:, j]
+        norm = np.linalg.norm(direction, axis=1)
+        scale = np.maximum(np.maximum(np.linalg.norm(means[:, i], axis=1), np.linalg.norm(means[:, j], axis=1)),
+                           1e-300)
+        defined = norm > DEPENDENCE_TOL * scale
+        out.append(np.where(defined[:, None], direction / np.where(defined, norm, 1)[:, None], np.nan))
+    return out
+
+
+def same_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
+                  attribute_labels: np.ndarray | None) -> np.ndarray:
+    """SAME in each draw of the permutation null (`MetricSpec.permuted_draws`): :func:`bias_basis`
+    by Gram–Schmidt over every draw at once (a dependent direction becomes a zero row)."""
+    means = _permuted_means(targets, target_labels, len(target_labels) if target_labels is not None else 1)
+    scale = np.maximum(np.abs(means).max(axis=(1, 2)), 1e-300)
+    basis: list[np.ndarray] = []
+    for direction in np.moveaxis(means[:, 1:] - means[:, :1], 1, 0):
+        residual = direction - sum(((direction * b).sum(axis=1, keepdims=True) * b for b in basis),
+                                   np.zeros_like(direction))
+        norm = np.linalg.norm(residual, axis=1)
+        kept = norm > DEPENDENCE_TOL * scale
+        basis.append(np.where(kept[:, None], residual / np.where(kept, norm, 1)[:, None], 0.0))
+    projections = np.stack([b @ attributes[0].T for b in basis])  # (directions, draws, words)
+    value = np.sqrt((projections ** 2).sum(axis=0)).mean(axis=1)
+    return np.where(np.any([np.any(b != 0, axis=1) for b in basis], axis=0), value, np.nan)
+
+
+def _reduce_permuted(per_pair_values: list[np.ndarray], *, signed_value: bool) -> np.ndarray:
+    """:func:`_reduce` of each draw: its pairs' statistics (pairs, draws), NaN where a pair is undefined."""
+    per_pair = np.array(per_pair_values)
+    value = per_pair[0] if signed_value and len(per_pair) == 1 else np.abs(per_pair).mean(axis=0)
+    return np.where(np.isnan(per_pair).any(axis=0), np.nan, value)
+
+
+def skew_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
+                  attribute_labels: np.ndarray | None) -> np.ndarray:
+    """SAME-skew in each draw of the permutation null (`MetricSpec.permuted_draws`): the mean
+    of cos(t, u) over the neutral words t is cos(mean t, u), one product per draw."""
+    mean = attributes[0].mean(axis=0)
+    return _reduce_permuted([u @ mean for u in _permuted_directions(targets, target_labels)], signed_value=True)
+
+
+def stereotype_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
+                        attribute_labels: np.ndarray | None) -> np.ndarray:
+    """SAME-stereotype in each draw of the permutation null (`MetricSpec.permuted_draws`): the
+    standard deviation of t · u over the neutral words is √(uᵀ Σ u), Σ their (population)
+    covariance, made once."""
+    centred = attributes[0] - attributes[0].mean(axis=0)
+    covariance = centred.T @ centred / len(centred)
+    return _reduce_permuted([np.sqrt(np.maximum(np.einsum("di,ij,dj->d", u, covariance, u), 0))
+                             for u in _permuted_directions(targets, target_labels)], signed_value=False)
+
+
 #: SAME and its skew and stereotype scores.
 METRIC = (
     MetricSpec(
         name="SAME", func=same,
         call=lambda t, a, **o: same(a[0], *t, **o),
-        memo_call=_same_shared,
+        memo_call=_same_shared, permuted_draws=same_permuted,
         template=Template(AtLeast(2), 1), order="ascending", change_tolerance=0.005, word_role="attributes",
         pair_keyed=True,
         formula="mean_{t∈A} ‖(cos(t, b_k))_k‖, b_k: Gram–Schmidt basis of â_i − â_0 over the target groups",
@@ -145,7 +212,7 @@ METRIC = (
     MetricSpec(
         name="SAME-skew", func=same_skew,
         call=lambda t, a, **o: same_skew(a[0], *t, **o),
-        memo_call=_skew_shared,
+        memo_call=_skew_shared, permuted_draws=skew_permuted,
         template=Template(AtLeast(2), 1), order="abs", change_tolerance=0.005, pair_keyed=True,
         formula="mean_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j of |skew_ij|",
         reference="Schröder et al. 2021, §4.4",
@@ -153,7 +220,7 @@ METRIC = (
     MetricSpec(
         name="SAME-stereotype", func=same_stereotype,
         call=lambda t, a, **o: same_stereotype(a[0], *t, **o),
-        memo_call=_stereotype_shared,
+        memo_call=_stereotype_shared, permuted_draws=stereotype_permuted,
         template=Template(AtLeast(2), 1), order="ascending", change_tolerance=0.005, pair_keyed=True,
         formula="std_{t∈A} cos(t, â_i − â_j); n > 2 groups: mean over pairs i < j",
         reference="Schröder et al. 2021, §4.4",

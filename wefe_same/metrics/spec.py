@@ -140,6 +140,15 @@ class MetricSpec:
         ``memo_call(memo, targets, attributes, **options)`` reads the quantities that
         other subqueries and metrics of the model share from it instead of computing them
         again. It returns what ``call`` returns, bit for bit. Scoring uses it when given.
+    permuted_draws : callable or None
+        The chance baseline's permutation null in one pass (`wefe_same.scoring.chance`):
+        ``permuted_draws(targets, attributes, target_labels, attribute_labels, **options)``
+        returns the metric's value in each of D draws, where ``target_labels[d, r]`` is the
+        target set that row ``r`` of ``concatenate(targets)`` is dealt to in draw ``d``
+        (sizes kept; likewise the attributes; None: that role as it is). It equals
+        ``call`` on those arrays to rounding (tests/scoring/test_chance.py), and costs
+        products of the pooled words' cosines instead of one call per draw: metrics with
+        one get the chance baselines by default.
     declare_memo : callable or None
         Called with [(memo, targets, attributes, options), …] of many
         subqueries before they are computed, to say what they will ask the memo for
@@ -181,6 +190,7 @@ class MetricSpec:
     memo_call: Callable[..., MetricResult] | None = field(default=None, hash=False, compare=False)
     declare_memo: Callable[[list[tuple[Memo, Arrays, Arrays, Mapping[str, Any]]]], None] | None = field(
         default=None, hash=False, compare=False)
+    permuted_draws: Callable[..., np.ndarray] | None = field(default=None, hash=False, compare=False)
     origin: MetricOrigin | None = field(default=None, hash=False, compare=False)
     #: ``func`` takes a keyword-only ``memo`` (read from its signature).
     takes_memo: bool = field(init=False, repr=False, hash=False, compare=False)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from wefe_same.metrics._permutation import ALTERNATIVES, EXACT_LIMIT, Alternative, weat_permutation_test
+from wefe_same.metrics._permutation import ALTERNATIVES, EXACT_LIMIT, Alternative, role_labels, weat_permutation_test
 from wefe_same.metrics.memo import Memo, column_mean
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, OptionCheck, integer, one_of
@@ -67,6 +67,29 @@ def weat(
     return MetricResult(sx.sum() - sy.sum(), details, word_values={"s": s})
 
 
+def permuted_associations(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
+                          attribute_labels: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """s(w, A, B) of every pooled target word in each draw of the permutation null, and
+    the target set each word is dealt to: two arrays of shape (draws, targets' words).
+
+    One cosine matrix of the pooled targets against the pooled attributes serves every
+    draw: a draw only weighs its columns (1/|A| for the words dealt to A, −1/|B| for B).
+    """
+    draws = len(target_labels if target_labels is not None else attribute_labels)  # type: ignore[arg-type]
+    pooled_targets, pooled_attributes = np.concatenate(targets), np.concatenate(attributes)
+    to_a = role_labels([len(a) for a in attributes], attribute_labels, draws) == 0
+    weights = np.where(to_a, 1 / len(attributes[0]), -1 / len(attributes[1]))
+    s = weights @ (pooled_attributes @ pooled_targets.T)
+    return s, role_labels([len(t) for t in targets], target_labels, draws)
+
+
+def weat_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
+                  attribute_labels: np.ndarray | None, **options: object) -> np.ndarray:
+    """WEAT's statistic in each draw of the permutation null (`MetricSpec.permuted_draws`)."""
+    s, labels = permuted_associations(targets, attributes, target_labels, attribute_labels)
+    return np.where(labels == 0, s, -s).sum(axis=1)
+
+
 #: The permutation test's options, shared by WEAT and WEAT-ES.
 PERMUTATION_OPTIONS: dict[str, OptionCheck] = {
     "permutations": integer(0),
@@ -80,7 +103,7 @@ METRIC = MetricSpec(
     name="WEAT", func=weat,
     call=lambda t, a, **o: weat(t[0], t[1], a[0], a[1], **o),
     template=Template(2, 2), order="abs", change_tolerance=0.01, stochastic=True, word_role="targets",
-    option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS,
+    option_checks=PERMUTATION_OPTIONS, promoted_details=PERMUTATION_DETAILS, permuted_draws=weat_permuted,
     formula="Σ_{x∈T1} s(x,A1,A2) − Σ_{y∈T2} s(y,A1,A2), s(w,A,B) = mean_a cos(w,a) − mean_b cos(w,b)",
     reference="Caliskan, Bryson & Narayanan 2017, Science 356(6334)",
 )

@@ -135,8 +135,13 @@ class Bootstrap:
     halves : int >= 0, default 0
         Random halves of the neutral words (Schröder et al. 2021, §5.3.1): the ``robustness`` table.
     chance : int >= 0, default 0
-        Draws of each chance baseline: every metric's aggregate on the model with its
-        words permuted across each subquery's sets, or on random vectors: the ``chance`` table.
+        Draws of each chance baseline: a metric's aggregate on the model with its words
+        permuted across each subquery's sets, or on random vectors: the ``chance`` table
+        (0: none). Without ``chance_every``, only the metrics that have the permutation
+        null in one pass: WEAT, WEAT-ES, SAME, SAME-skew, SAME-stereotype
+        (`wefe_same.scoring.chance`).
+    chance_every : bool, default False
+        Every metric and null, each draw one more scoring of every model.
     chance_nulls : tuple of {"permutation", "random"}, default ("permutation",)
         Which chance baselines (`wefe_same.scoring.chance`).
     chance_fitted : bool, default False
@@ -154,6 +159,7 @@ class Bootstrap:
     words: int = field(default=0, metadata=flat("bootstrap_words"))
     halves: int = field(default=0, metadata=flat("halves"))
     chance: int = field(default=0, metadata=flat("chance"))
+    chance_every: bool = field(default=False, metadata=flat("chance_every"))
     chance_nulls: tuple[ChanceNull, ...] = field(default=("permutation",), metadata=flat("chance_nulls"))
     chance_fitted: bool = field(default=False, metadata=flat("chance_fitted"))
     reliability: bool = field(default=False, metadata=flat("reliability"))
@@ -168,7 +174,7 @@ class Bootstrap:
                                                       + ", ".join(map(repr, CHANCE_NULLS)), self.chance_nulls))
         _put(self, "chance_nulls", tuple(dict.fromkeys(
             check_choice(n, "chance_nulls", "Bootstrap", CHANCE_NULLS) for n in nulls)))
-        for name in ("chance_fitted", "reliability"):
+        for name in ("chance_every", "chance_fitted", "reliability"):
             _put(self, name, check_bool(getattr(self, name), name, "Bootstrap"))
 
 

@@ -178,6 +178,7 @@ class RankConfig:
                 "correlation_resamples": self.correlation_resamples, "p_adjust": self.p_adjust,
                 "permutations": self.permutations, "bootstrap": boot.subqueries,
                 "bootstrap_words": boot.words, "halves": boot.halves, "chance": boot.chance,
+                "chance_every": boot.chance_every,
                 "chance_nulls": list(boot.chance_nulls), "chance_fitted": boot.chance_fitted,
                 "reliability": boot.reliability, "split_halves": boot.split_halves,
                 "shared_words": self.shared_words,

@@ -98,6 +98,7 @@ class RunPlan:
     bootstrap_words: int = 0
     halves: int = 0
     chance: int = 0
+    chance_every: bool = False
     chance_nulls: tuple[str, ...] = ("permutation",)
     chance_fitted: bool = False
     reliability: bool = False
@@ -151,7 +152,8 @@ class RunPlan:
             "options": {k: {o: repr(v) for o, v in sorted(opts.items())} for k, opts in self.metric_options.items()},
             "seed": self.seed, "missing_threshold": self.missing_threshold,
             "bootstrap_words": self.bootstrap_words, "halves": self.halves,
-            "chance": [self.chance, list(self.chance_nulls), self.chance_fitted] if self.chance else 0,
+            "chance": [self.chance, list(self.chance_nulls), self.chance_fitted, self.chance_every]
+            if self.chance else 0,
             "reliability": self.reliability, "split_halves": self.split_halves,
             "shared_words": self.shared_words,
         }
@@ -189,7 +191,8 @@ def make_plan(config: RankConfig) -> RunPlan:
                    correlation_resamples=config.correlation_resamples, p_adjust=config.p_adjust,
                    permutations=config.permutations, bootstrap=config.bootstrap.subqueries,
                    bootstrap_words=config.bootstrap.words, halves=config.bootstrap.halves,
-                   chance=config.bootstrap.chance, chance_nulls=config.bootstrap.chance_nulls,
+                   chance=config.bootstrap.chance, chance_every=config.bootstrap.chance_every,
+                   chance_nulls=config.bootstrap.chance_nulls,
                    chance_fitted=config.bootstrap.chance_fitted, reliability=config.bootstrap.reliability,
                    split_halves=config.bootstrap.split_halves,
                    shared_words=config.shared_words, warnings=load_warnings,

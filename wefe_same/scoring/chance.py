@@ -4,7 +4,8 @@ Two nulls, each a distribution of a metric's overall aggregate over seeded draws
 
 - ``"permutation"``: the model's own vectors, the words of each subquery's target sets
   pooled and dealt back at random to them, and those of its attribute sets likewise (set
-  sizes kept), independently per subquery and draw. It keeps the model's geometry
+  sizes kept), independently per draw; a role's sets are dealt alike in every subquery,
+  metric and model that has them, so that a draw is one shuffled model. It keeps the model's geometry
   (anisotropy, norms, the spread of its cosines) and removes any reason why one group's
   words should sit nearer one attribute than another: the permutation null of the whole
   query, where WEAT's test permutes the targets only (Caliskan et al. 2017). Words never
@@ -17,18 +18,23 @@ Two nulls, each a distribution of a metric's overall aggregate over seeded draws
 
 Both work on the arrays each metric receives, after the out-of-vocabulary policy, so a
 draw scores exactly the words the real score did. A draw is the ordinary metric code on
-other arrays (no second implementation of any metric): its cost is one scoring of the
-model's subqueries per draw, which is why a run asks for it (``--chance N``). A metric
-that fits a model on every call (one with a ``prefit``: RNSB's classifiers) costs a fit
-per draw and subquery and is left out unless ``fitted`` is asked for.
+other arrays, one scoring of the model's subqueries per draw, except where a metric
+declares its permutation null in one pass (``MetricSpec.permuted_draws``: WEAT and
+WEAT-ES from one cosine matrix of the pooled words, SAME and its skew and stereotype from
+the group means of every draw at once), which tests hold equal to the ordinary code on the
+same deals. Those draws are cheap: ``--chance N`` draws them (the permutation null
+only); every other metric and the random null are asked for (``--chance-every``). A metric that fits a model on every call (one with a
+``prefit``: RNSB's classifiers) costs a fit per draw and subquery and is left out unless
+``fitted`` is asked for.
 """
 
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -42,6 +48,8 @@ from wefe_same.scoring.vectors import VectorTable
 ChanceNull = Literal["permutation", "random"]
 CHANCE_NULLS: tuple[ChanceNull, ...] = ("permutation", "random")
 _NULL_CODE = MappingProxyType({"permutation": 1, "random": 2})
+#: Draws dealt in one pass: a pass holds a (draws × pooled words) matrix per role.
+_CHUNK = 250
 
 
 def fits_per_draw(spec: MetricSpec) -> bool:
@@ -58,8 +66,20 @@ def fits_per_draw(spec: MetricSpec) -> bool:
 NO_PERMUTATION_NULL: frozenset[str] = frozenset({"MAC"})
 
 
-def left_out_reason(spec: MetricSpec, null: str, fitted: bool) -> str | None:
-    """Why ``spec`` has no draws of ``null`` in a run (None: it has them)."""
+def one_pass(spec: MetricSpec, null: str) -> bool:
+    """Whether the draws of ``null`` cost ``spec`` one pass rather than one call per draw.
+
+    Only a built-in's one-pass form is used: a plugin's code runs inside the guard of
+    ``MetricSpec.compute``, one call per draw."""
+    builtin = spec.origin is None or spec.origin.builtin
+    return null == "permutation" and spec.permuted_draws is not None and builtin
+
+
+def left_out_reason(spec: MetricSpec, null: str, fitted: bool, every: bool = True) -> str | None:
+    """Why ``spec`` has no draws of ``null`` in a run (None: it has them); ``every``: the run
+    asked for every metric and null (``--chance-every``), not only the one-pass ones."""
+    if not every and not one_pass(spec, null):
+        return f"{spec.name} costs one scoring per draw of {null}: asked for with --chance-every"
     if fits_per_draw(spec) and not fitted:
         return f"{spec.name} fits a model per draw and subquery: asked for with --chance-fitted"
     if null == "permutation" and not getattr(spec, "chance_permutation", spec.name not in NO_PERMUTATION_NULL):
@@ -68,36 +88,65 @@ def left_out_reason(spec: MetricSpec, null: str, fitted: bool) -> str | None:
     return None
 
 
-def null_arrays(targets: Sequence[np.ndarray], attributes: Sequence[np.ndarray], null: ChanceNull,
-                rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
-    """One draw of a subquery's arrays under ``null``, every set keeping its size.
+@dataclass(frozen=True)
+class Deals:
+    """One role's deals in every draw of the permutation null: ``labels[d, r]``, the set
+    that pooled row ``r`` goes to in draw ``d`` (sizes kept), and, for the ordinary metric
+    code, ``orders[d]``: ``pooled[orders[d]]`` dealt back to the sets in their sizes."""
 
-    "permutation": the rows of each role's sets pooled and dealt back at random (the
-    targets among the target sets, the attributes among the attribute sets; a role of
-    one set is left as it is). "random": each row replaced by a random direction of its
-    length.
+    labels: np.ndarray
+    orders: np.ndarray | None
 
-    >>> rng = np.random.default_rng(0)
-    >>> t, a = null_arrays([np.eye(3)[:1], np.eye(3)[1:2]], [np.eye(3)[2:]], "permutation", rng)
-    >>> sorted(np.concatenate(t).argmax(axis=1).tolist()), a[0].tolist(), [len(x) for x in t]
-    ([0, 1], [[0.0, 0.0, 1.0]], [1, 1])
-    >>> t, a = null_arrays([3 * np.eye(2)], [np.eye(2)], "random", rng)
+
+def deal_role(sizes: Sequence[int], draws: int, rng: np.random.Generator, *, orders: bool) -> Deals | None:
+    """Every draw's deal of one role's pooled rows (None: a role of one set, left as it is)."""
+    if len(sizes) < 2:
+        return None
+    n = sum(sizes)
+    order = rng.permuted(np.broadcast_to(np.arange(n, dtype=np.int32), (draws, n)), axis=1)
+    labels = np.empty(order.shape, dtype=np.int8 if len(sizes) <= 127 else np.int32)
+    base = np.repeat(np.arange(len(sizes), dtype=labels.dtype), sizes)
+    np.put_along_axis(labels, order, np.broadcast_to(base, order.shape), axis=1)  # pooled[order[i]] goes to base[i]
+    return Deals(labels, order if orders else None)
+
+
+def role_deals(context: ScoringContext, role: str, names: Sequence[str], sizes: Sequence[int], draws: int, *,
+               orders: bool) -> Deals | None:
+    """The deals of the role of a subquery whose sets are ``names`` (of ``sizes`` words):
+    the same in every subquery, metric and model of the run that has that role, so that a
+    draw is one shuffled model (a set that several subqueries share is dealt alike in each),
+    and made once per run (the run's memo)."""
+    key = (context.plan.seed, role, tuple(names), tuple(sizes), draws, orders)
+    def deal() -> Deals | None:
+        entropy = [context.plan.seed, _NULL_CODE["permutation"], *(zlib.crc32(x.encode()) for x in (role, *names))]
+        return deal_role(sizes, draws, np.random.default_rng(np.random.SeedSequence(entropy)), orders=orders)
+    return context.memo.remember("chance deals", key, deal) if len(sizes) > 1 else None
+
+
+def dealt(sets: Sequence[np.ndarray], order: np.ndarray | None) -> list[np.ndarray]:
+    """``sets`` pooled, reordered by ``order`` and dealt back in their sizes."""
+    if order is None:
+        return list(sets)
+    return np.split(np.concatenate(sets)[order], np.cumsum([len(a) for a in sets])[:-1])
+
+
+def random_arrays(targets: Sequence[np.ndarray], attributes: Sequence[np.ndarray],
+                  rng: np.random.Generator) -> tuple[list[np.ndarray], list[np.ndarray]]:
+    """One draw of the random null: each row of a subquery's arrays replaced by a random
+    direction of its length, every set keeping its size.
+
+    >>> t, a = random_arrays([3 * np.eye(2)], [np.eye(2)], np.random.default_rng(0))
     >>> np.linalg.norm(t[0], axis=1).round(12).tolist(), np.linalg.norm(a[0], axis=1).round(12).tolist()
     ([3.0, 3.0], [1.0, 1.0])
     """
-    def dealt(sets: Sequence[np.ndarray]) -> list[np.ndarray]:
-        if null == "permutation" and len(sets) < 2:
-            return list(sets)
+    def drawn(sets: Sequence[np.ndarray]) -> list[np.ndarray]:
         pooled = np.concatenate(sets)
-        if null == "permutation":
-            drawn = pooled[rng.permutation(len(pooled))]
-        else:
-            directions = rng.standard_normal(pooled.shape)
-            directions /= np.linalg.norm(directions, axis=1, keepdims=True)
-            drawn = directions * np.linalg.norm(pooled, axis=1, keepdims=True)
-        return np.split(drawn, np.cumsum([len(a) for a in sets])[:-1])
+        directions = rng.standard_normal(pooled.shape)
+        directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+        scaled = directions * np.linalg.norm(pooled, axis=1, keepdims=True)
+        return np.split(scaled, np.cumsum([len(a) for a in sets])[:-1])
 
-    return dealt(targets), dealt(attributes)
+    return drawn(targets), drawn(attributes)
 
 
 def chance_cost(draws: int, nulls: Sequence[str], fitted: bool) -> str:
@@ -118,14 +167,16 @@ def draw_seed(seed: int, null: ChanceNull, metric: str, column: str) -> np.rando
 
 
 def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: str, *,
-                 fitted: bool = False) -> np.ndarray:
+                 fitted: bool = False, every: bool = True) -> np.ndarray:
     """Overall aggregates of one model under ``null``: shape (draws, metrics), NaN for a
-    metric left out (:func:`left_out_reason`).
+    metric left out (:func:`left_out_reason`; ``every=False``: only the one-pass ones).
 
-    Each draw scores every subquery of every metric on :func:`null_arrays` of its arrays
-    (NaN: a subquery the real scores left undefined, or, for the permutation null, one with
-    a single set in each role, whose words have nowhere to go); permutation tests are skipped
-    (only the values are needed); a stochastic metric keeps its subquery's random state.
+    Each draw scores every subquery of every metric on its arrays dealt by
+    :func:`role_deals` (or :func:`random_arrays`), in one pass where the metric
+    has one (NaN: a subquery the real scores left undefined, or, for the permutation null,
+    one with a single set in each role, whose words have nowhere to go); permutation
+    tests are skipped (only the values are needed); a stochastic metric keeps its
+    subquery's random state.
     """
     if null not in CHANCE_NULLS:
         raise MetricError(bad_parameter("null", "chance_draws", " or ".join(map(repr, CHANCE_NULLS)), null))
@@ -133,7 +184,7 @@ def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: 
     out = np.full((draws, len(plan.specs)), np.nan)
     word_vectors = WordVectors(table, context.query_layouts(table))
     for k, (spec, subqueries) in enumerate(plan.subqueries):
-        if draws == 0 or left_out_reason(spec, null, fitted):
+        if draws == 0 or left_out_reason(spec, null, fitted, every):
             continue
         kind, options = spec.inputs(plan.metric_options.get(spec.name, {}))
         if "permutations" in options:
@@ -145,10 +196,32 @@ def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: 
                                      vectors=kind)
             if arrays.reason or (null == "permutation" and max(len(arrays.targets), len(arrays.attributes)) < 2):
                 continue  # unscored, or no role of two sets to permute: no draw
-            rng = np.random.default_rng(draw_seed(plan.seed, null, spec.name, column))
-            for b in range(draws):
-                targets, attributes = null_arrays(arrays.targets, arrays.attributes, null, rng)
-                values[b, j] = spec.compute(targets, attributes, options, seed).value
+            if null == "random":
+                rng = np.random.default_rng(draw_seed(plan.seed, null, spec.name, column))
+                values[:, j] = [spec.compute(*random_arrays(arrays.targets, arrays.attributes, rng), options,
+                                             seed).value for _ in range(draws)]
+            else:
+                deals = [role_deals(context, role, [x.name for x in named], [len(x) for x in sets], draws,
+                                    orders=not one_pass(spec, null))
+                         for role, named, sets in (("targets", sub.query.targets, arrays.targets),
+                                                   ("attributes", sub.query.attributes, arrays.attributes))]
+                values[:, j] = permuted_values(spec, arrays.targets, arrays.attributes, deals, options, seed)
         out[:, k] = overall_per_row(values, keys.columns, spec, plan.column_sets[spec.name],
                                     plan.weights[spec.name], nan_policy=plan.nan_policy)
     return out
+
+
+def permuted_values(spec: MetricSpec, targets: list[np.ndarray], attributes: list[np.ndarray],
+                    deals: Sequence[Deals | None], options: Mapping[str, Any], seed: int | None) -> np.ndarray:
+    """``spec``'s value in each draw of ``deals`` (the targets', the attributes'): in one
+    pass where it has one, else one ordinary call per draw."""
+    draws = next(len(d.labels) for d in deals if d is not None)
+    if one_pass(spec, "permutation"):
+        return np.concatenate([spec.permuted_draws(  # type: ignore[misc]
+            targets, attributes, *(None if d is None else d.labels[i:i + _CHUNK] for d in deals), **options)
+            for i in range(0, draws, _CHUNK)])
+    def deal(sets: list[np.ndarray], d: Deals | None, b: int) -> list[np.ndarray]:
+        return dealt(sets, None if d is None or d.orders is None else d.orders[b])
+
+    return np.array([spec.compute(deal(targets, deals[0], b), deal(attributes, deals[1], b), options, seed).value
+                     for b in range(draws)])

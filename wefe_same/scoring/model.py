@@ -120,7 +120,8 @@ def score_table(table: VectorTable, plan: ScoringPlan, description: Mapping[str,
     if plan.halves:
         draws["halves"] = score_draws(table, context, resampling.half_draws(plan, plan.halves))
     for null in plan.chance_nulls if plan.chance else ():
-        draws[f"chance_{null}"] = chance_draws(table, context, plan.chance, null, fitted=plan.chance_fitted)
+        draws[f"chance_{null}"] = chance_draws(table, context, plan.chance, null, fitted=plan.chance_fitted,
+                                              every=plan.chance_every)
     if plan.split_halves:
         draws["split_halves"] = score_draws(table, context, resampling.split_draws(plan, plan.split_halves))
     measures = word_measures(plan.specs) if plan.reliability else []
