@@ -23,9 +23,9 @@ declares its permutation null in one pass (``MetricSpec.permuted_draws``: WEAT a
 WEAT-ES from one cosine matrix of the pooled words, SAME and its skew and stereotype from
 the group means of every draw at once), which tests hold equal to the ordinary code on the
 same deals. Those draws are cheap: ``--chance N`` draws them (the permutation null
-only); every other metric and the random null are asked for (``--chance-every``). A metric that fits a model on every call (one with a
-``prefit``: RNSB's classifiers) costs a fit per draw and subquery and is left out unless
-``fitted`` is asked for.
+only); every other metric and the random null are asked for (``--chance-every``). A
+metric that fits a model on every call (one with a ``prefit``: RNSB's classifiers) costs a
+fit per draw and subquery and is left out unless ``fitted`` is asked for.
 """
 
 from __future__ import annotations
