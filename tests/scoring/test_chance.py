@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from wefe_same import Query, WordSet
+from wefe_same.metrics.memo import ModelMemo
 from wefe_same.metrics.registry import METRICS
 from wefe_same.models import ArraySource
 from wefe_same.options.groups import Bootstrap
@@ -149,22 +150,32 @@ def unit_rows(rng: np.random.Generator, n: int, d: int = 7) -> np.ndarray:
     return rows / np.linalg.norm(rows, axis=1, keepdims=True)
 
 
-@pytest.mark.parametrize(("name", "groups"), [(n, k) for n in ONE_PASS for k in (2, 3)
-                                               if k == 2 or METRICS[n].template.targets != 2])
-def test_a_one_pass_null_equals_the_ordinary_metric_on_the_same_deals(name, groups):
+# Both routes of WEAT's associations and of SAME-stereotype's spread: 3 dimensions (fewer than
+# a chunk's 250 draws; (W P_A) P_Tᵀ is cheaper) and 300 (more; P_A P_Tᵀ is cheaper)
+@pytest.mark.parametrize(("name", "groups", "dims"), [(n, k, d) for n in ONE_PASS for k in (2, 3) for d in (3, 300)
+                                                       if k == 2 or METRICS[n].template.targets != 2])
+def test_a_one_pass_null_equals_the_ordinary_metric_on_the_same_deals(name, groups, dims):
     spec, rng = METRICS[name], np.random.default_rng(groups)
-    targets = [unit_rows(rng, n) for n in (4, 5, 6)[:groups]]
-    attributes = [unit_rows(rng, 9)] if spec.template.attributes == 1 else [unit_rows(rng, 8), unit_rows(rng, 6)]
+    targets = [unit_rows(rng, n, dims) for n in (4, 5, 6)[:groups]]
+    attributes = ([unit_rows(rng, 9, dims)] if spec.template.attributes == 1
+                  else [unit_rows(rng, 8, dims), unit_rows(rng, 6, dims)])
     # a set twice over: SAME's pairs of the same two sets' words have coinciding means in some deals
     twice = groups == 2 and name.startswith("SAME")
     targets[1] = targets[0][rng.permutation(4)] if twice else targets[1]
     deals = [deal_role([len(s) for s in sets], 700, rng, orders=True) for sets in (targets, attributes)]
     _, options = spec.inputs({})
     options = {**options, "permutations": 0} if "permutations" in options else options
-    fast = permuted_values(spec, targets, attributes, deals, options, 0)  # from the labels, in chunks of 250 draws
+    shared = ModelMemo()  # as a run's draws share it: the second call reads what the first remembered
+
+    def memo(start: int):
+        return shared.bind([*targets, *attributes], [(k, start) for k in range(len(targets) + len(attributes))])
+
     slow = np.array([spec.compute(dealt(targets, None if deals[0] is None else deals[0].orders[b]),
                                   dealt(attributes, None if deals[1] is None else deals[1].orders[b]), options,
                                   0).value for b in range(700)])
-    assert fast.shape == (700,) and np.isfinite(slow).any() and np.isnan(slow).any() == twice
-    np.testing.assert_array_equal(np.isnan(fast), np.isnan(slow))
-    np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)
+    assert np.isfinite(slow).any() and np.isnan(slow).any() == twice
+    for with_memo in (None, memo, memo):  # from the labels, in chunks of 250 draws
+        fast = permuted_values(spec, targets, attributes, deals, options, 0, with_memo)
+        assert fast.shape == (700,)
+        np.testing.assert_array_equal(np.isnan(fast), np.isnan(slow))
+        np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-14)

@@ -11,7 +11,6 @@ import itertools
 
 import numpy as np
 
-from wefe_same.metrics._permutation import role_labels
 from wefe_same.metrics.memo import Memo, column_mean, read_only
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
@@ -132,33 +131,37 @@ def _stereotype_shared(memo: Memo, t: list[np.ndarray], a: list[np.ndarray]) -> 
     return _reduce(_signed(memo, a[0], t), np.std, signed_value=False)
 
 
-def _permuted_means(groups: list[np.ndarray], labels: np.ndarray | None, draws: int) -> np.ndarray:
-    """The group means â_i of each draw of the permutation null: shape (draws, groups, d)."""
-    labels = role_labels([len(g) for g in groups], labels, draws)
-    share = (labels[:, None, :] == np.arange(len(groups))[None, :, None]) / np.array([len(g) for g in groups])[:, None]
-    return share @ np.concatenate(groups)
+def _permuted_means(groups: list[np.ndarray], labels: np.ndarray, memo: Memo | None = None) -> np.ndarray:
+    """The group means â_i of each draw of the permutation null: shape (draws, groups, d)
+    (``memo``: remembered for the other SAME scores of these groups and deals)."""
+    def means() -> np.ndarray:
+        share = ((labels[:, None, :] == np.arange(len(groups))[None, :, None])
+                 / np.array([len(g) for g in groups])[:, None])
+        return share @ np.concatenate(groups)
+    return means() if memo is None else memo.remember("chance group means", tuple(groups), means)
 
 
-def _permuted_directions(groups: list[np.ndarray], labels: np.ndarray | None) -> list[np.ndarray]:
+def _permuted_directions(groups: list[np.ndarray], labels: np.ndarray, memo: Memo | None = None) -> list[np.ndarray]:
     """The unit directions (â_i − â_j)/‖â_i − â_j‖ of each draw, one (draws, d) array per pair
     i < j, as :func:`signed_pair_bias` takes them (NaN rows: the pair's means coincide)."""
-    means = _permuted_means(groups, labels, len(labels) if labels is not None else 1)
-    out = []
-    for i, j in itertools.combinations(range(len(groups)), 2):
-        direction = means[:, i] - means[:, j]
-        norm = np.linalg.norm(direction, axis=1)
-        scale = np.maximum(np.maximum(np.linalg.norm(means[:, i], axis=1), np.linalg.norm(means[:, j], axis=1)),
-                           1e-300)
-        defined = norm > DEPENDENCE_TOL * scale
-        out.append(np.where(defined[:, None], direction / np.where(defined, norm, 1)[:, None], np.nan))
-    return out
+    def directions() -> list[np.ndarray]:
+        means, out = _permuted_means(groups, labels, memo), []
+        for i, j in itertools.combinations(range(len(groups)), 2):
+            direction = means[:, i] - means[:, j]
+            norm = np.linalg.norm(direction, axis=1)
+            scale = np.maximum(np.maximum(np.linalg.norm(means[:, i], axis=1), np.linalg.norm(means[:, j], axis=1)),
+                               1e-300)
+            defined = norm > DEPENDENCE_TOL * scale
+            out.append(np.where(defined[:, None], direction / np.where(defined, norm, 1)[:, None], np.nan))
+        return out
+    return directions() if memo is None else memo.remember("chance directions", tuple(groups), directions)
 
 
-def same_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
-                  attribute_labels: np.ndarray | None) -> np.ndarray:
+def same_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray,
+                  attribute_labels: None, memo: Memo | None = None) -> np.ndarray:
     """SAME in each draw of the permutation null (`MetricSpec.permuted_draws`): :func:`bias_basis`
     by Gram–Schmidt over every draw at once (a dependent direction becomes a zero row)."""
-    means = _permuted_means(targets, target_labels, len(target_labels) if target_labels is not None else 1)
+    means = _permuted_means(targets, target_labels, memo)
     scale = np.maximum(np.abs(means).max(axis=(1, 2)), 1e-300)
     basis: list[np.ndarray] = []
     for direction in np.moveaxis(means[:, 1:] - means[:, :1], 1, 0):
@@ -179,23 +182,32 @@ def _reduce_permuted(per_pair_values: list[np.ndarray], *, signed_value: bool) -
     return np.where(np.isnan(per_pair).any(axis=0), np.nan, value)
 
 
-def skew_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
-                  attribute_labels: np.ndarray | None) -> np.ndarray:
+def skew_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray,
+                  attribute_labels: None, memo: Memo | None = None) -> np.ndarray:
     """SAME-skew in each draw of the permutation null (`MetricSpec.permuted_draws`): the mean
     of cos(t, u) over the neutral words t is cos(mean t, u), one product per draw."""
     mean = attributes[0].mean(axis=0)
-    return _reduce_permuted([u @ mean for u in _permuted_directions(targets, target_labels)], signed_value=True)
+    return _reduce_permuted([u @ mean for u in _permuted_directions(targets, target_labels, memo)],
+                            signed_value=True)
 
 
-def stereotype_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
-                        attribute_labels: np.ndarray | None) -> np.ndarray:
+def stereotype_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray,
+                        attribute_labels: None, memo: Memo | None = None) -> np.ndarray:
     """SAME-stereotype in each draw of the permutation null (`MetricSpec.permuted_draws`): the
-    standard deviation of t · u over the neutral words is √(uᵀ Σ u), Σ their (population)
-    covariance, made once."""
-    centred = attributes[0] - attributes[0].mean(axis=0)
-    covariance = centred.T @ centred / len(centred)
-    return _reduce_permuted([np.sqrt(np.maximum(np.einsum("di,ij,dj->d", u, covariance, u), 0))
-                             for u in _permuted_directions(targets, target_labels)], signed_value=False)
+    standard deviation of t · u over the neutral words t, ‖C u‖/√n with C the centred words
+    (n × d), or √(uᵀ Σ u) with Σ = CᵀC/n (made once per set with ``memo``), whichever takes
+    fewer products: n·d·draws against d²·draws (+ n·d² for Σ)."""
+    (n, dims), directions = attributes[0].shape, _permuted_directions(targets, target_labels, memo)
+    if n * dims * len(directions[0]) < dims * dims * (len(directions[0]) + (0 if memo is not None else n)):
+        centred = attributes[0] - attributes[0].mean(axis=0)
+        variances = [((centred @ u.T) ** 2).mean(axis=0) for u in directions]
+    else:
+        def covariance() -> np.ndarray:
+            centred = attributes[0] - attributes[0].mean(axis=0)
+            return centred.T @ centred / n
+        sigma = covariance() if memo is None else memo.remember("chance covariance", (attributes[0],), covariance)
+        variances = [((u @ sigma) * u).sum(axis=1) for u in directions]
+    return _reduce_permuted([np.sqrt(np.maximum(v, 0)) for v in variances], signed_value=False)
 
 
 #: SAME and its skew and stereotype scores.

@@ -142,10 +142,12 @@ class MetricSpec:
         again. It returns what ``call`` returns, bit for bit. Scoring uses it when given.
     permuted_draws : callable or None
         The chance baseline's permutation null in one pass (`wefe_same.scoring.chance`):
-        ``permuted_draws(targets, attributes, target_labels, attribute_labels, **options)``
+        ``permuted_draws(targets, attributes, target_labels, attribute_labels, memo=None, **options)``
         returns the metric's value in each of D draws, where ``target_labels[d, r]`` is the
         target set that row ``r`` of ``concatenate(targets)`` is dealt to in draw ``d``
-        (sizes kept; likewise the attributes; None: that role as it is). It equals
+        (sizes kept; likewise the attributes; None: that role as it is); ``memo``, when
+        given, keys each array by its role's deals too, so what it remembers serves every
+        subquery dealt alike (`wefe_same.scoring.chance.draw_memo`). It equals
         ``call`` on those arrays to rounding (tests/scoring/test_chance.py), and costs
         products of the pooled words' cosines instead of one call per draw: metrics with
         one get the chance baselines by default.

@@ -68,25 +68,39 @@ def weat(
 
 
 def permuted_associations(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
-                          attribute_labels: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+                          attribute_labels: np.ndarray | None,
+                          memo: Memo | None = None) -> tuple[np.ndarray, np.ndarray]:
     """s(w, A, B) of every pooled target word in each draw of the permutation null, and
     the target set each word is dealt to: two arrays of shape (draws, targets' words).
 
-    One cosine matrix of the pooled targets against the pooled attributes serves every
-    draw: a draw only weighs its columns (1/|A| for the words dealt to A, −1/|B| for B).
+    A draw only weighs the pooled attributes (1/|A| for the words dealt to A, −1/|B| for B),
+    so s = W (P_A P_Tᵀ) with W the draws' weights: the cosine matrix P_A P_Tᵀ made once
+    serves every draw, or (W P_A) P_Tᵀ, whichever takes fewer products; ``memo`` (keys that
+    stand for these deals, `wefe_same.scoring.chance`) remembers W P_A for the other
+    subqueries and metrics with these attribute sets (a lexicon of thousands of words).
     """
     draws = len(target_labels if target_labels is not None else attribute_labels)  # type: ignore[arg-type]
-    pooled_targets, pooled_attributes = np.concatenate(targets), np.concatenate(attributes)
-    to_a = role_labels([len(a) for a in attributes], attribute_labels, draws) == 0
-    weights = np.where(to_a, 1 / len(attributes[0]), -1 / len(attributes[1]))
-    s = weights @ (pooled_attributes @ pooled_targets.T)
+    pooled_targets = np.concatenate(targets)
+    (n_a, dims), n_t = (sum(len(a) for a in attributes), attributes[0].shape[1]), len(pooled_targets)
+
+    def weights() -> np.ndarray:  # (draws, pooled attributes)
+        to_a = role_labels([len(a) for a in attributes], attribute_labels, draws) == 0
+        return np.where(to_a, 1 / len(attributes[0]), -1 / len(attributes[1]))
+
+    if n_a * n_t * (dims + draws) > draws * dims * (n_t + (0 if memo is not None else n_a)):
+        def weighted() -> np.ndarray:
+            return weights() @ np.concatenate(attributes)
+        s = (weighted() if memo is None else memo.remember("chance weighted attributes", tuple(attributes), weighted)
+             ) @ pooled_targets.T
+    else:
+        s = weights() @ (np.concatenate(attributes) @ pooled_targets.T)
     return s, role_labels([len(t) for t in targets], target_labels, draws)
 
 
 def weat_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray | None,
-                  attribute_labels: np.ndarray | None, **options: object) -> np.ndarray:
+                  attribute_labels: np.ndarray | None, memo: Memo | None = None, **options: object) -> np.ndarray:
     """WEAT's statistic in each draw of the permutation null (`MetricSpec.permuted_draws`)."""
-    s, labels = permuted_associations(targets, attributes, target_labels, attribute_labels)
+    s, labels = permuted_associations(targets, attributes, target_labels, attribute_labels, memo)
     return np.where(labels == 0, s, -s).sum(axis=1)
 
 

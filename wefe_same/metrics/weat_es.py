@@ -48,11 +48,11 @@ def weat_effect_size(
 
 
 def weat_effect_size_permuted(targets: list[np.ndarray], attributes: list[np.ndarray],
-                              target_labels: np.ndarray | None, attribute_labels: np.ndarray | None, *,
-                              ddof: int = 1, **options: object) -> np.ndarray:
+                              target_labels: np.ndarray | None, attribute_labels: np.ndarray | None,
+                              memo: Memo | None = None, *, ddof: int = 1, **options: object) -> np.ndarray:
     """The effect size in each draw of the permutation null (`MetricSpec.permuted_draws`);
     NaN where :func:`weat_effect_size` is undefined."""
-    s, labels = permuted_associations(targets, attributes, target_labels, attribute_labels)
+    s, labels = permuted_associations(targets, attributes, target_labels, attribute_labels, memo)
     if s.shape[1] <= ddof:
         return np.full(len(s), np.nan)
     in_x = labels == 0

@@ -31,18 +31,21 @@ fit per draw and subquery and is left out unless ``fitted`` is asked for.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
 
 from wefe_same.errors import MetricError, bad_parameter
+from wefe_same.metrics.memo import Memo, ModelMemo
 from wefe_same.metrics.registry import MetricSpec
+from wefe_same.query.sets import Query
 from wefe_same.scoring.aggregate import overall_per_row
 from wefe_same.scoring.context import ScoringContext
-from wefe_same.scoring.layout import WordVectors, subquery_arrays
+from wefe_same.scoring.layout import SubqueryArrays, WordVectors, subquery_arrays
 from wefe_same.scoring.vectors import VectorTable
 
 ChanceNull = Literal["permutation", "random"]
@@ -183,6 +186,7 @@ def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: 
     plan = context.plan
     out = np.full((draws, len(plan.specs)), np.nan)
     word_vectors = WordVectors(table, context.query_layouts(table))
+    model_memo = ModelMemo(context.memo)  # what the one-pass draws share (of these draws only)
     for k, (spec, subqueries) in enumerate(plan.subqueries):
         if draws == 0 or left_out_reason(spec, null, fitted, every):
             continue
@@ -205,20 +209,35 @@ def chance_draws(table: VectorTable, context: ScoringContext, draws: int, null: 
                                     orders=not one_pass(spec, null))
                          for role, named, sets in (("targets", sub.query.targets, arrays.targets),
                                                    ("attributes", sub.query.attributes, arrays.attributes))]
-                values[:, j] = permuted_values(spec, arrays.targets, arrays.attributes, deals, options, seed)
+                values[:, j] = permuted_values(spec, arrays.targets, arrays.attributes, deals, options, seed,
+                                               partial(draw_memo, model_memo, arrays, sub.query))
         out[:, k] = overall_per_row(values, keys.columns, spec, plan.column_sets[spec.name],
                                     plan.weights[spec.name], nan_policy=plan.nan_policy)
     return out
 
 
+def draw_memo(model: ModelMemo, arrays: SubqueryArrays, query: Query, start: int) -> Memo:
+    """The memo of one subquery's draws ``start`` … ``start + _CHUNK``: an array's key is its
+    role, its set's name, its number and ``start``, which fix that role's deals
+    (:func:`role_deals`), so what a one-pass null remembers of it (WEAT's weighted
+    attributes, SAME's group means) serves every subquery and metric dealt alike."""
+    keys = [(role, named.name, key, start)
+            for role, sets in (("targets", query.targets), ("attributes", query.attributes))
+            for named, key in zip(sets, arrays.array_keys.get(role, ()))]
+    return model.bind([*arrays.targets, *arrays.attributes], keys)
+
+
 def permuted_values(spec: MetricSpec, targets: list[np.ndarray], attributes: list[np.ndarray],
-                    deals: Sequence[Deals | None], options: Mapping[str, Any], seed: int | None) -> np.ndarray:
+                    deals: Sequence[Deals | None], options: Mapping[str, Any], seed: int | None,
+                    memo: Callable[[int], Memo] | None = None) -> np.ndarray:
     """``spec``'s value in each draw of ``deals`` (the targets', the attributes'): in one
-    pass where it has one, else one ordinary call per draw."""
+    pass where it has one (``memo(start)``: the memo of the draws from ``start`` on, see
+    :func:`draw_memo`), else one ordinary call per draw."""
     draws = next(len(d.labels) for d in deals if d is not None)
     if one_pass(spec, "permutation"):
         return np.concatenate([spec.permuted_draws(  # type: ignore[misc]
-            targets, attributes, *(None if d is None else d.labels[i:i + _CHUNK] for d in deals), **options)
+            targets, attributes, *(None if d is None else d.labels[i:i + _CHUNK] for d in deals),
+            memo=None if memo is None else memo(i), **options)
             for i in range(0, draws, _CHUNK)])
     def deal(sets: list[np.ndarray], d: Deals | None, b: int) -> list[np.ndarray]:
         return dealt(sets, None if d is None or d.orders is None else d.orders[b])
