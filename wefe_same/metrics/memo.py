@@ -247,3 +247,12 @@ def column_mean(M: np.ndarray, memo: Memo | None = None) -> np.ndarray:
     [2.0, 3.5]
     """
     return M.mean(axis=0) if memo is None else memo.mean(M)
+
+
+def remembered(memo: Memo | None, name: str, arrays: tuple[np.ndarray, ...], compute: Callable[[], V]) -> V:
+    """``compute()``; through ``memo`` when given (:meth:`Memo.remember`).
+
+    >>> remembered(None, "twice", (), lambda: 2)
+    2
+    """
+    return compute() if memo is None else memo.remember(name, arrays, compute)

@@ -11,7 +11,7 @@ import itertools
 
 import numpy as np
 
-from wefe_same.metrics.memo import Memo, column_mean, read_only
+from wefe_same.metrics.memo import Memo, column_mean, read_only, remembered
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec
 from wefe_same.query.sets import AtLeast, Template
@@ -138,7 +138,7 @@ def _permuted_means(groups: list[np.ndarray], labels: np.ndarray, memo: Memo | N
         share = ((labels[:, None, :] == np.arange(len(groups))[None, :, None])
                  / np.array([len(g) for g in groups])[:, None])
         return share @ np.concatenate(groups)
-    return means() if memo is None else memo.remember("chance group means", tuple(groups), means)
+    return remembered(memo, "chance group means", tuple(groups), means)
 
 
 def _permuted_directions(groups: list[np.ndarray], labels: np.ndarray, memo: Memo | None = None) -> list[np.ndarray]:
@@ -154,7 +154,7 @@ def _permuted_directions(groups: list[np.ndarray], labels: np.ndarray, memo: Mem
             defined = norm > DEPENDENCE_TOL * scale
             out.append(np.where(defined[:, None], direction / np.where(defined, norm, 1)[:, None], np.nan))
         return out
-    return directions() if memo is None else memo.remember("chance directions", tuple(groups), directions)
+    return remembered(memo, "chance directions", tuple(groups), directions)
 
 
 def same_permuted(targets: list[np.ndarray], attributes: list[np.ndarray], target_labels: np.ndarray,
@@ -205,7 +205,7 @@ def stereotype_permuted(targets: list[np.ndarray], attributes: list[np.ndarray],
         def covariance() -> np.ndarray:
             centred = attributes[0] - attributes[0].mean(axis=0)
             return centred.T @ centred / n
-        sigma = covariance() if memo is None else memo.remember("chance covariance", (attributes[0],), covariance)
+        sigma = remembered(memo, "chance covariance", (attributes[0],), covariance)
         variances = [((u @ sigma) * u).sum(axis=1) for u in directions]
     return _reduce_permuted([np.sqrt(np.maximum(v, 0)) for v in variances], signed_value=False)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from wefe_same.metrics._permutation import ALTERNATIVES, EXACT_LIMIT, Alternative, role_labels, weat_permutation_test
-from wefe_same.metrics.memo import Memo, column_mean
+from wefe_same.metrics.memo import Memo, column_mean, remembered
 from wefe_same.metrics.result import MetricResult
 from wefe_same.metrics.spec import MetricSpec, OptionCheck, integer, one_of
 from wefe_same.query.sets import Template
@@ -90,8 +90,7 @@ def permuted_associations(targets: list[np.ndarray], attributes: list[np.ndarray
     if n_a * n_t * (dims + draws) > draws * dims * (n_t + (0 if memo is not None else n_a)):
         def weighted() -> np.ndarray:
             return weights() @ np.concatenate(attributes)
-        s = (weighted() if memo is None else memo.remember("chance weighted attributes", tuple(attributes), weighted)
-             ) @ pooled_targets.T
+        s = remembered(memo, "chance weighted attributes", tuple(attributes), weighted) @ pooled_targets.T
     else:
         s = weights() @ (np.concatenate(attributes) @ pooled_targets.T)
     return s, role_labels([len(t) for t in targets], target_labels, draws)
